@@ -1,0 +1,1 @@
+"""The rules of SET (and 358), standard library only: no pixels here."""

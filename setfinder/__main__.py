@@ -1,0 +1,3 @@
+from setfinder.cli import main
+
+raise SystemExit(main())
