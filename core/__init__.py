@@ -17,6 +17,7 @@ from core.cards import (
     parse_cards,
     third_card,
 )
+from core.game import ClaimResult, Game, GameError, GameOptions, NoSetResult
 
 __all__ = [
     "COLORS",
@@ -25,6 +26,11 @@ __all__ = [
     "SHADINGS",
     "SHAPES",
     "Card",
+    "ClaimResult",
+    "Game",
+    "GameError",
+    "GameOptions",
+    "NoSetResult",
     "CardParseError",
     "easy_deck",
     "explain",
