@@ -1,0 +1,322 @@
+"""Finding cards in an image: every white, card-shaped quadrilateral, as four ordered corners.
+
+No single binary image separates cards from every table: a threshold on paper whiteness works on
+dark and wooden tables, local contrast on grey ones, and only edges on white tables or when cards
+touch. So candidates come from several maps, each outline is fitted with a quadrilateral, scored on
+how card-like it is (straight sides filling the quad, card proportions under perspective, paper
+inside, a size consistent with the other cards), and overlapping candidates are merged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+# Work on at most this many pixels on the long side: card outlines need no more, and it bounds
+# the time per frame.
+DETECTION_SIDE = 720
+# A card's long side over its short side seen flat is 1.56; a camera tilted by up to ~55 degrees
+# foreshortens one side by cos(55) = 0.57, hence this wide window.
+MIN_ASPECT = 0.85
+MAX_ASPECT = 2.9
+# Outline area over fitted-quad area: rounded corners cost ~2%, blur and noise a few more.
+MIN_FILL = 0.85
+BORDER_MARGIN = 3
+
+
+@dataclass(frozen=True)
+class CardQuad:
+    """A card outline found in an image.
+
+    ``corners``: float32 (4, 2) (x, y) image pixels, clockwise from the card's top-left with the
+    card read portrait (first edge a short one). ``partial``: the card is cut by the image edge.
+    """
+
+    corners: npt.NDArray[np.float32]
+    partial: bool
+    score: float
+    center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+    area: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "center", self.corners.mean(axis=0))
+        object.__setattr__(self, "area", float(cv2.contourArea(self.corners)))
+
+
+def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+    """Every card in a BGR uint8 (H, W, 3) image, in no particular order.
+
+    An image without cards gives an empty list.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"image must be BGR uint8 (H, W, 3), got {image.dtype} {image.shape}")
+    height, width = image.shape[:2]
+    scale = min(1.0, DETECTION_SIDE / max(height, width))
+    small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
+                                                  interpolation=cv2.INTER_AREA)
+    candidates: list[CardQuad] = []
+    for mask in _candidate_masks(small):
+        candidates.extend(_quads_in_mask(mask, small, candidates))
+    cards = _keep_consistent(_merge_overlapping(candidates))
+    if scale != 1.0:
+        cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score)
+                 for card in cards]
+    return cards
+
+
+def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.uint8]]:
+    """Binary maps (uint8 0/255) in which cards may show as separate white blobs."""
+    # The lowest of B, G, R is high only for bright, colourless pixels: card paper, not wood.
+    blue, green, red = cv2.split(image)
+    whiteness = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
+    masks = []
+    _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks.append(global_white)
+    # Local contrast: paper brighter than its surroundings (grey cloth, uneven light).
+    block = max(31, (min(image.shape[:2]) // 6) | 1)
+    local_white = cv2.adaptiveThreshold(whiteness, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                        cv2.THRESH_BINARY, block, -8)
+    masks.append(local_white)
+    # Edges: regions enclosed by edges, for white-on-white and for cards that touch.
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 20, 60)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    masks.append(cv2.bitwise_not(edges))
+    # Touching cards merge in the whiteness maps; eroding separates them along the seam.
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    masks.append(cv2.erode(global_white, kernel))
+    return masks
+
+
+def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
+                   found: list[CardQuad]) -> list[CardQuad]:
+    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``."""
+    height, width = mask.shape
+    image_area = height * width
+    min_area = image_area * 0.0015
+    max_area = image_area * 0.35
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    if hierarchy is None:
+        return []
+    quads = []
+    for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
+        if parent != -1:
+            continue  # a hole inside a blob, not a blob
+        area = cv2.contourArea(contour)
+        if not min_area <= area <= max_area:
+            continue
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
+        if area < 0.7 * rw * rh:
+            continue  # far from any quadrilateral: skip the costly fit
+        if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
+               and 0.9 < q.area / (rw * rh) < 1.1 for q in found):
+            continue  # the same card, already found in an earlier map
+        quad = _fit_quad(contour)
+        if quad is None:
+            continue
+        quad_area = cv2.contourArea(quad)
+        if quad_area <= 0 or area / quad_area < MIN_FILL or area / quad_area > 1.08:
+            continue
+        xs, ys = contour[:, 0, 0], contour[:, 0, 1]
+        partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
+                       or xs.max() >= width - 1 - BORDER_MARGIN
+                       or ys.max() >= height - 1 - BORDER_MARGIN)
+        corners = order_corners(quad)
+        aspect = _aspect(corners)
+        if not partial and not MIN_ASPECT <= aspect <= MAX_ASPECT:
+            continue
+        paper = _paper_fraction(image, corners)
+        if paper < 0.6:
+            continue
+        quads.append(CardQuad(corners, partial, score=float(area / quad_area) * paper))
+    return quads
+
+
+def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
+    """Four corners of the quadrilateral an outline traces, or None if it is no quadrilateral.
+
+    The rough quad from polygon simplification sits inside the rounded corners; each side is
+    then refitted as a straight line through the outline points along it, and the corners are
+    the intersections of neighbouring sides.
+    """
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    rough = None
+    for fraction in (0.02, 0.03, 0.045, 0.06):
+        approx = cv2.approxPolyDP(hull, fraction * perimeter, True)
+        if len(approx) == 4:
+            rough = approx.reshape(4, 2).astype(np.float32)
+            break
+        if len(approx) < 4:
+            break
+    if rough is None:
+        return None
+    points = contour.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for i in range(4):
+        a, b = rough[i], rough[(i + 1) % 4]
+        side = b - a
+        length = float(np.hypot(*side))
+        if length < 4:
+            return None
+        direction = side / length
+        normal = np.array([-direction[1], direction[0]], dtype=np.float32)
+        offsets = (points - a) @ normal
+        along = (points - a) @ direction
+        # Points close to the side and away from the (rounded) corners.
+        near = (np.abs(offsets) < max(2.0, 0.04 * length)) & (along > 0.15 * length) & (along < 0.85 * length)
+        if near.sum() < 5:
+            lines.append((a, direction))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(points[near], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    corners = []
+    for i in range(4):
+        p1, d1 = lines[i - 1]
+        p2, d2 = lines[i]
+        matrix = np.array([d1, -d2], dtype=np.float64).T
+        if abs(np.linalg.det(matrix)) < 1e-6:
+            return None
+        t = np.linalg.solve(matrix, (p2 - p1).astype(np.float64))
+        corners.append(p1 + t[0] * d1)
+    quad = np.array(corners, dtype=np.float32)
+    # A refit that moves a corner far from the rough one means the sides were not straight.
+    if np.max(np.hypot(*(quad - rough).T)) > 0.25 * np.sqrt(cv2.contourArea(rough)):
+        return rough
+    return quad
+
+
+def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Order four (x, y) points clockwise from the card's top-left, portrait: a short side first.
+
+    Of the two short sides, the one higher in the image is the top (a card upside down reads the
+    same to the card reader, which is trained on both ways round).
+    """
+    points = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    center = points.mean(axis=0)
+    angles = np.arctan2(points[:, 1] - center[1], points[:, 0] - center[0])
+    points = points[np.argsort(angles)]  # clockwise on screen (y points down)
+    sides = np.hypot(*(np.roll(points, -1, axis=0) - points).T)
+    # Start on a short side: side i runs from point i to point i+1.
+    start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
+    top_mid = (points[start] + points[(start + 1) % 4]) / 2
+    bottom_mid = (points[(start + 2) % 4] + points[(start + 3) % 4]) / 2
+    if bottom_mid[1] < top_mid[1]:
+        start += 2
+    return np.roll(points, -start, axis=0)
+
+
+def _aspect(corners: npt.NDArray[np.float32]) -> float:
+    sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
+    short = (sides[0] + sides[2]) / 2
+    long = (sides[1] + sides[3]) / 2
+    return float(long / max(short, 1e-6))
+
+
+def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]) -> float:
+    """How much of a ring just inside the quad's edge looks like card paper.
+
+    Paper is even and nearly colourless whatever the light: the ring's typical colour must be
+    bright for the scene and not strongly tinted (wood, skin and printed boxes are), and most ring
+    pixels must be close to that colour (a phone screen, a hand or art on a box are not even).
+    Returns 0..1.
+    """
+    size = _RING_PATCH
+    target = np.array([[0, 0], [size[0] - 1, 0], [size[0] - 1, size[1] - 1], [0, size[1] - 1]],
+                      dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+    patch = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA).astype(np.float32)
+    typical = np.median(patch[_RING], axis=0)
+    if typical.max() < 50 or typical.max() > 2.2 * max(typical.min(), 1.0):
+        return 0.0
+    # Evenness against the local mean, so that a smooth light gradient still counts as even.
+    local = cv2.blur(patch, (9, 9))
+    close = np.all(np.abs(patch - local)[_RING] < 0.08 * typical.max() + 5, axis=1)
+    return float(close.mean())
+
+
+def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """A thin band 3-8% in from the edge: inside the card even if the quad is a little large,
+    and outside the symbols even on decks whose symbols nearly fill the card."""
+    width, height = size
+    ring = np.zeros((height, width), dtype=bool)
+    ring[2:5, 2:-2] = ring[-5:-2, 2:-2] = True
+    ring[2:-2, 2:4] = ring[2:-2, -4:-2] = True
+    return ring
+
+
+_RING_PATCH = (40, 64)
+_RING = _ring_mask(_RING_PATCH)
+
+
+def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
+    union_box = cv2.boundingRect(np.vstack([a.corners, b.corners]).astype(np.float32))
+    x, y, w, h = union_box
+    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
+    canvas_b = np.zeros_like(canvas_a)
+    offset = np.array([x, y], np.float32)
+    cv2.fillConvexPoly(canvas_a, np.round(a.corners - offset).astype(np.int32), 1)
+    cv2.fillConvexPoly(canvas_b, np.round(b.corners - offset).astype(np.int32), 1)
+    inter = np.count_nonzero(canvas_a & canvas_b)
+    union = np.count_nonzero(canvas_a | canvas_b)
+    return inter / union if union else 0.0
+
+
+def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
+    """One quad per card from the candidates of all maps.
+
+    Of overlapping candidates the best scored is kept. Then containment is settled: a quad that
+    holds two or more card-sized quads is two touching cards seen as one blob, and is dropped;
+    small quads inside a card are its symbols (a diamond outline is a fine quadrilateral), and
+    are dropped.
+    """
+    kept: list[CardQuad] = []
+    for candidate in sorted(candidates, key=lambda q: -q.score):
+        if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
+            continue
+        kept.append(candidate)
+    dropped: set[int] = set()
+    for i, quad in enumerate(kept):
+        outline = quad.corners.reshape(-1, 1, 2)
+        inside = [j for j, other in enumerate(kept) if j != i and other.area < 0.7 * quad.area
+                  and cv2.pointPolygonTest(outline, tuple(map(float, other.center)), False) > 0]
+        card_sized = [j for j in inside if kept[j].area > 0.25 * quad.area]
+        if len(card_sized) >= 2:
+            dropped.add(i)
+        else:
+            dropped.update(j for j in inside if j not in card_sized)
+    return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _centers_close(a: CardQuad, b: CardQuad) -> bool:
+    distance = float(np.hypot(*(a.center - b.center)))
+    return distance < 0.5 * np.sqrt(max(a.area, b.area))
+
+
+def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
+    """Drop candidates far off the typical card size (a box, a sheet of paper, a symbol blob).
+
+    A card touching the image edge whose size and proportions are those of a whole card is only
+    grazed by the edge: it is kept as a whole card. Only a card clearly cut stays partial.
+    """
+    whole = [c for c in cards if not c.partial]
+    if whole:
+        typical_area = float(np.median([c.area for c in whole]))
+        typical_aspect = float(np.median([_aspect(c.corners) for c in whole]))
+    else:
+        typical_area, typical_aspect = max((c.area for c in cards), default=0.0), 1.56
+    kept = []
+    for card in cards:
+        if card.partial:
+            grazed = (card.area >= 0.85 * typical_area
+                      and 0.85 * typical_aspect <= _aspect(card.corners) <= 1.15 * typical_aspect)
+            if grazed:
+                kept.append(CardQuad(card.corners, False, card.score))
+            elif len(whole) < 3 or 0.1 * typical_area <= card.area <= 1.3 * typical_area:
+                kept.append(card)
+        elif len(whole) < 3 or 0.4 * typical_area <= card.area <= 2.0 * typical_area:
+            kept.append(card)
+    return kept
