@@ -1,0 +1,148 @@
+"""`setfinder find`: photo mode."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+NAME = "find"
+ORDER = 10
+
+DESCRIPTION = """\
+Find every card in photos of a table, read each one, and show every SET (or say
+"No SET among N cards: deal three more"). Cards read with low confidence are
+marked uncertain, and then no "no SET" verdict is claimed."""
+
+EPILOG = """\
+examples:
+  setfinder find sample_images/table-12-sets.jpg
+  setfinder find photos/*.jpg --out annotated/
+  setfinder find table.jpg --json
+
+--json prints one object per photo and line: {"image", "width", "height",
+"elapsed_ms", "cards": [{"id", "count", "color", "shading", "shape", "corners",
+"confidence", "partial", "uncertain"}], "sets": [[id, id, id]], "verdict"}; a photo
+that cannot be read gives {"image", "error"}. Exit code 1 only when every photo failed."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(NAME, help="find and read the cards in photos, show every SET",
+                                   description=DESCRIPTION, epilog=EPILOG,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files (JPEG, PNG, ...)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per photo per line")
+    parser.add_argument("--out", metavar="DIR", help="write an annotated copy of each photo here")
+    parser.add_argument("--show", action="store_true", help="show the annotated photo in a window")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from setfinder.errors import UserError
+    from vision.imageio import ImageError, load_photo
+    from vision.recognize import Recognizer
+
+    try:
+        recognizer = Recognizer()
+    except (OSError, ValueError) as error:
+        raise UserError(f"cannot load the card reader model ({error}); "
+                        "rebuild it with `setfinder train`") from None
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    show = args.show and _display_available()
+    if args.show and not show:
+        print("setfinder: note: no display here, --show ignored (use --out DIR to save images)",
+              file=sys.stderr)
+
+    succeeded = 0
+    for path in args.photos:
+        try:
+            photo = load_photo(path)
+        except ImageError as error:
+            _report_error(args, path, str(error))
+            continue
+        start = time.perf_counter()
+        board = recognizer.read_board(photo.image, photo.scale)
+        elapsed_ms = (time.perf_counter() - start) * 1000.0
+        if not board.cards:
+            _report_error(args, path, f"{path}: no cards found; photograph the table from above "
+                                      "with the cards in view and in focus")
+            continue
+        succeeded += 1
+        annotated_path = None
+        if out_dir is not None or show:
+            from vision.overlay import draw_board
+            annotated = draw_board(photo.image, board)
+            if out_dir is not None:
+                annotated_path = out_dir / f"{Path(path).stem}.annotated.jpg"
+                _write_image(annotated_path, annotated)
+            if show:
+                _show(path, annotated)
+        _report_board(args, path, board, elapsed_ms, annotated_path)
+    if succeeded == 0:
+        return 1
+    return 0
+
+
+def _report_board(args: argparse.Namespace, path: str, board: Any, elapsed_ms: float,
+                  annotated_path: Path | None) -> None:
+    from vision.report import board_table, board_to_json, verdict_text
+
+    if args.json:
+        record = {"image": path, **board_to_json(board), "elapsed_ms": round(elapsed_ms, 2)}
+        ordered = {key: record[key] for key in
+                   ("image", "width", "height", "elapsed_ms", "cards", "sets", "verdict")}
+        print(json.dumps(ordered), flush=True)
+        return
+    print(f"{path}: {len(board.cards)} cards ({elapsed_ms:.0f} ms)")
+    print(board_table(board))
+    print(verdict_text(board))
+    for number, triple in enumerate(board.sets(), 1):
+        names = ", ".join(str(board.cards[i].card) for i in triple)
+        ids = " ".join(str(i + 1) for i in triple)
+        print(f"  SET {number}: {ids}  ({names})")
+    if annotated_path is not None:
+        print(f"annotated: {annotated_path}")
+    print()
+
+
+def _report_error(args: argparse.Namespace, path: str, message: str) -> None:
+    if args.json:
+        print(json.dumps({"image": path, "error": message}), flush=True)
+    print(f"setfinder: error: {message}", file=sys.stderr)
+
+
+def _write_image(path: Path, image: Any) -> None:
+    import cv2
+
+    from setfinder.errors import UserError
+
+    try:
+        written = cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    except cv2.error:
+        written = False
+    if not written:
+        raise UserError(f"cannot write {path}; check that the folder is writable")
+
+
+def _display_available() -> bool:
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def _show(path: str, image: Any) -> None:
+    import cv2
+
+    try:
+        cv2.imshow(f"setfinder: {path}", image)
+        cv2.waitKey(0)
+        cv2.destroyAllWindows()
+    except cv2.error:
+        print("setfinder: note: cannot open a window here (headless OpenCV?); use --out DIR",
+              file=sys.stderr)
