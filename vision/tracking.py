@@ -1,0 +1,450 @@
+"""Steady boards from a stream of per-frame boards: tracking, voting, and "hold still".
+
+A recogniser reading every camera frame on its own flickers: a card missed in one frame, a
+stripe read as outline in the next, ids reshuffled when a card jitters across a row boundary.
+`BoardTracker` sits between the recogniser and the screen:
+
+* **Tracking.** Each frame's cards are matched to *tracks* by centre distance (greedy, nearest
+  pairs first, gated at half a card), so a card keeps one track while it stays put or slides.
+* **Voting.** Each track keeps its last ``window`` readings. Every attribute (count, colour,
+  shading, shape) is voted separately, weighted by the reader's confidence in that attribute; a
+  track's value changes only when a challenger outweighs it by ``switch_ratio``. A card that was
+  really swapped (several attributes different, read the same way ``replace_after`` frames in a
+  row) is re-read at once instead of waiting out the vote.
+* **Settling.** A frame is *unsettled* when cards move, when several cards appear or vanish from
+  one frame to the next, or when the caller says the picture itself is moving (a hand, the
+  camera). The published board changes only after ``settle_frames`` settled frames in a row;
+  meanwhile the last steady board is kept, and after ``hold_after`` unsettled frames the status
+  says "hold-still".
+* **Bounded memory.** Votes live in deques with ``maxlen``; a track not seen for ``drop_after``
+  settled frames (or ``forget_after`` frames whatever happens) is dropped, so nothing grows over
+  a long game.
+
+The tracker knows nothing of pixels or cameras: it takes and returns `core.board.Board` values,
+so it is tested on hand-built board sequences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Literal
+
+from core.board import Board, Corners, Point, SeenCard
+from core.cards import FEATURES, Card
+
+Status = Literal["starting", "steady", "hold-still"]
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    """The tracker's knobs, in frames and in card sizes (``sqrt`` of a card's pixel area).
+
+    The defaults suit a camera processed at about 30 frames per second: a removed or dealt card
+    reaches the steady board within about ``drop_after + settle_frames`` (8) frames, a quarter
+    of a second.
+    """
+
+    window: int = 15  # readings kept per track for the vote
+    switch_ratio: float = 2.0  # a new attribute value must outweigh the current one this much
+    min_switch_votes: int = 5  # ... and have been read at least this many times in the window
+    replace_after: int = 5  # identical readings in a row, differing in >= 2 attributes: a swap
+    confirm_hits: int = 3  # a new track is a card once seen in this many frames
+    tentative_drop_after: int = 2  # an unconfirmed track is forgotten after this many misses
+    drop_after: int = 5  # a card missing this many settled frames is gone from the table
+    forget_after: int = 150  # ... and after this many frames whatever happens (memory bound)
+    settle_frames: int = 3  # settled frames in a row before a new board is published
+    hold_after: int = 5  # unsettled frames in a row before the status says "hold-still"
+    match_gate: float = 0.5  # max centre distance to match a card to a track, in card sizes
+    motion_threshold: float = 0.06  # centre movement per frame that counts as moving
+    moving_fraction: float = 0.25  # share of moving cards that unsettles the frame
+    churn_fraction: float = 0.25  # share of cards appearing/vanishing at once that unsettles
+    disagree_fraction: float = 0.34  # share of cards read against their vote that unsettles
+    smoothing: float = 0.5  # weight of the new corners in each track's corner average
+
+    def __post_init__(self) -> None:
+        for name in ("window", "min_switch_votes", "replace_after", "confirm_hits",
+                     "tentative_drop_after", "drop_after", "forget_after", "settle_frames",
+                     "hold_after"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.switch_ratio < 1.0:
+            raise ValueError(f"switch_ratio must be at least 1, got {self.switch_ratio}")
+        if not 0.0 < self.smoothing <= 1.0:
+            raise ValueError(f"smoothing must be in (0, 1], got {self.smoothing}")
+
+
+@dataclass(frozen=True)
+class SteadyBoard:
+    """What the tracker says after one frame.
+
+    ``board`` is the last steady board (``None`` until the first one settles), cards in reading
+    order; ``track_ids[i]`` is the tracker's id for ``board.cards[i]`` and stays the same for a
+    card as long as it is on the table. ``version`` goes up by one each time the cards or their
+    readings change (not when they only jitter). ``changed`` is true on exactly those frames.
+    ``seen`` is how many cards the recogniser found in this frame.
+    """
+
+    board: Board | None
+    track_ids: tuple[int, ...]
+    status: Status
+    version: int
+    changed: bool
+    seen: int
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One frame's reading of one card, as cast into a track's vote."""
+
+    card: Card
+    confidences: tuple[float, float, float, float]  # the reader's, per attribute in FEATURES order
+    weights: tuple[float, float, float, float]  # the same as vote weights (see `_reading_of`)
+    partial: bool
+    uncertain: bool
+
+
+@dataclass
+class _Track:
+    """One card followed across frames: its smoothed corners and its recent readings."""
+
+    track_id: int
+    corners: list[list[float]]  # 4 x (x, y), smoothed
+    readings: deque[_Reading]
+    card: Card
+    partial: bool = False
+    uncertain: bool = False
+    confidence: float = 0.0
+    attribute_confidence: dict[str, float] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0  # consecutive frames without a match
+    confirmed: bool = False
+
+    @property
+    def center(self) -> Point:
+        return (sum(p[0] for p in self.corners) / 4.0, sum(p[1] for p in self.corners) / 4.0)
+
+
+class BoardTracker:
+    """Turns per-frame boards into a steady board (see the module docstring).
+
+    >>> tracker = BoardTracker()
+    >>> steady = tracker.update(board)          # once per processed frame  # doctest: +SKIP
+    >>> steady.board, steady.status             # doctest: +SKIP
+    """
+
+    def __init__(self, settings: TrackerSettings | None = None) -> None:
+        self.settings = settings or TrackerSettings()
+        self._tracks: dict[int, _Track] = {}
+        self._next_id = 1
+        self._previous_matched: set[int] = set()
+        self._calm_run = 0
+        self._unsettled_run = 0
+        self._published: Board | None = None
+        self._published_ids: tuple[int, ...] = ()
+        self._published_key: tuple[tuple[int, int, bool, bool], ...] | None = None
+        self._version = 0
+
+    @property
+    def track_count(self) -> int:
+        """How many tracks are alive (confirmed or not); bounded, see `TrackerSettings`."""
+        return len(self._tracks)
+
+    def update(self, board: Board, *, scene_moving: bool = False) -> SteadyBoard:
+        """Take one frame's board; return the steady board and the status after it.
+
+        ``scene_moving`` is the caller's own sign that the picture is changing (a pixel
+        difference between frames: a hand over the table, the camera moving); such a frame is
+        unsettled whatever the cards do.
+        """
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a core.board.Board, got {type(board).__name__}")
+        settings = self.settings
+        matches, new_cards = self._match(board.cards)
+
+        moving = 0
+        disagreeing = 0
+        for track_id, seen in matches.items():
+            track = self._tracks[track_id]
+            if _distance(track.center, seen.center) > settings.motion_threshold * _card_size(seen.corners):
+                moving += 1
+            if track.confirmed and seen.card != track.card and not seen.partial:
+                disagreeing += 1
+            self._observe(track, seen)
+        started = {self._start_track(seen) for seen in new_cards}
+        # Churn: cards seen in the previous frame and not in this one, plus cards never seen
+        # before. A card coming back after a missed frame is not churn, and a removed card
+        # counts once, so a single lost detection costs little and the count falls back to zero
+        # as soon as the table is still again.
+        current = set(matches) | started
+        churn = len(self._previous_matched - current) + len(started)
+        self._previous_matched = current
+        crowd = max(len(current), len(self._confirmed_ids()), 1)
+        settled = not scene_moving
+        settled &= moving <= settings.moving_fraction * max(len(matches), 1)
+        settled &= churn <= max(1.0, settings.churn_fraction * crowd)
+        settled &= disagreeing <= max(1.0, settings.disagree_fraction * max(len(matches), 1))
+
+        for track_id, track in list(self._tracks.items()):
+            if track_id in matches:
+                continue
+            track.misses += 1
+            limit = settings.drop_after if track.confirmed else settings.tentative_drop_after
+            if (settled and track.misses > limit) or track.misses > settings.forget_after:
+                del self._tracks[track_id]
+
+        if settled:
+            self._calm_run += 1
+            self._unsettled_run = 0
+        else:
+            self._calm_run = 0
+            self._unsettled_run += 1
+
+        changed = False
+        # A card seen twice but not yet confirmed is most likely real: wait for it rather than
+        # publish a board without it and another one frames later (one-off detections, hits == 1,
+        # do not hold anything up).
+        pending = any(not t.confirmed and t.hits >= 2 for t in self._tracks.values())
+        if self._calm_run >= settings.settle_frames and not pending:
+            changed = self._publish(board.width, board.height)
+
+        if self._published is None:
+            status: Status = "starting"
+        elif self._unsettled_run >= settings.hold_after:
+            status = "hold-still"
+        else:
+            status = "steady"
+        return SteadyBoard(self._published, self._published_ids, status, self._version, changed,
+                           len(board.cards))
+
+    # -- matching ---------------------------------------------------------------------------------
+    def _match(self, cards: tuple[SeenCard, ...]) -> tuple[dict[int, SeenCard], list[SeenCard]]:
+        """Greedy nearest-first matching of this frame's cards to live tracks.
+
+        With at most a few dozen cards that never overlap, nearest-first gives the same pairs as
+        an optimal assignment in practice, at a fraction of the code.
+        """
+        pairs: list[tuple[float, int, int]] = []
+        for card_index, seen in enumerate(cards):
+            gate = self.settings.match_gate * _card_size(seen.corners)
+            for track_id, track in self._tracks.items():
+                distance = _distance(track.center, seen.center)
+                if distance <= gate:
+                    pairs.append((distance, card_index, track_id))
+        pairs.sort()
+        matches: dict[int, SeenCard] = {}
+        used_cards: set[int] = set()
+        for _, card_index, track_id in pairs:
+            if card_index in used_cards or track_id in matches:
+                continue
+            matches[track_id] = cards[card_index]
+            used_cards.add(card_index)
+        new_cards = [seen for i, seen in enumerate(cards) if i not in used_cards]
+        return matches, new_cards
+
+    # -- per-track voting -------------------------------------------------------------------------
+    def _start_track(self, seen: SeenCard) -> int:
+        track = _Track(
+            track_id=self._next_id,
+            corners=[list(p) for p in seen.corners],
+            readings=deque(maxlen=self.settings.window),
+            card=seen.card,
+        )
+        self._next_id += 1
+        self._tracks[track.track_id] = track
+        self._observe(track, seen, first=True)
+        return track.track_id
+
+    def _observe(self, track: _Track, seen: SeenCard, first: bool = False) -> None:
+        settings = self.settings
+        if not first:
+            aligned = _align_corners(seen.corners, track.corners)
+            alpha = settings.smoothing
+            track.corners = [[(1 - alpha) * old[0] + alpha * new[0], (1 - alpha) * old[1] + alpha * new[1]]
+                             for old, new in zip(track.corners, aligned)]
+        track.hits += 1
+        track.misses = 0
+        track.readings.append(_reading_of(seen))
+        if not track.confirmed and track.hits >= settings.confirm_hits:
+            track.confirmed = True
+            track.card = _plurality_card(track.readings)
+        elif not track.confirmed:
+            track.card = _plurality_card(track.readings)
+        elif _is_swap(track, settings.replace_after):
+            recent = list(track.readings)[-settings.replace_after:]
+            track.readings.clear()
+            track.readings.extend(recent)
+            track.card = recent[-1].card
+        else:
+            track.card = _voted_card(track.card, track.readings, settings)
+        _summarise(track)
+
+    # -- publishing -------------------------------------------------------------------------------
+    def _confirmed_ids(self) -> list[int]:
+        return [t for t, track in self._tracks.items() if track.confirmed]
+
+    def _publish(self, width: int, height: int) -> bool:
+        """Rebuild the steady board from the confirmed tracks; say whether its content changed.
+
+        Cards keep their published order while the same cards stay on the table (only their
+        corners follow the picture); the order is re-read only when cards come or go.
+        """
+        live = self._confirmed_ids()
+        if self._published is not None and set(live) == set(self._published_ids):
+            order = list(self._published_ids)
+        else:
+            order = _reading_order([(t, self._tracks[t].center, _card_size(self._tracks[t].corners))
+                                    for t in live])
+        cards = tuple(_seen_card_of(self._tracks[t]) for t in order)
+        key = tuple((t, self._tracks[t].card.index, self._tracks[t].partial, self._tracks[t].uncertain)
+                    for t in order)
+        changed = key != self._published_key
+        self._published = Board(cards, width, height)
+        self._published_ids = tuple(order)
+        if changed:
+            self._published_key = key
+            self._version += 1
+        return changed
+
+
+# -- helpers (plain functions on small values) --------------------------------------------------
+def _distance(a: Point, b: Point) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def _card_size(corners: Corners | list[list[float]]) -> float:
+    """The square root of the quadrilateral's area (shoelace): one length for a card's size."""
+    area = 0.0
+    for i in range(4):
+        x0, y0 = corners[i][0], corners[i][1]
+        x1, y1 = corners[(i + 1) % 4][0], corners[(i + 1) % 4][1]
+        area += x0 * y1 - x1 * y0
+    return max(math.sqrt(abs(area) / 2.0), 1.0)
+
+
+def _align_corners(new: Corners, old: list[list[float]]) -> list[tuple[float, float]]:
+    """``new`` corners rotated in order to best line up with ``old``: a card read upside down
+    in one frame (top-left is ambiguous up to a half turn) must not collapse the average."""
+    best: list[tuple[float, float]] = list(new)
+    best_cost = math.inf
+    for shift in range(4):
+        rolled = [new[(i + shift) % 4] for i in range(4)]
+        cost = sum(_distance(p, (q[0], q[1])) for p, q in zip(rolled, old))
+        if cost < best_cost:
+            best, best_cost = rolled, cost
+    return best
+
+
+def _reading_of(seen: SeenCard) -> _Reading:
+    """One frame's reading, each attribute weighted by the reader's confidence in it.
+
+    Partial and uncertain readings still vote (their best guess is usually right) but at half
+    weight; a small floor keeps a zero-confidence reading from being ignored altogether.
+    """
+    scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
+    c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
+    w = [max(0.05, scale * value) for value in c]
+    return _Reading(seen.card, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
+                    seen.uncertain)
+
+
+def _attribute_tally(readings: deque[_Reading], feature: int) -> dict[int, tuple[float, int]]:
+    """Per digit value of one attribute: (summed weight, number of readings)."""
+    tally: dict[int, tuple[float, int]] = {}
+    for reading in readings:
+        digit = reading.card.digits[feature]
+        weight, count = tally.get(digit, (0.0, 0))
+        tally[digit] = (weight + reading.weights[feature], count + 1)
+    return tally
+
+
+def _plurality_card(readings: deque[_Reading]) -> Card:
+    """The heaviest value of each attribute (ties to the latest reading): for new tracks."""
+    latest = readings[-1].card.digits
+    digits = []
+    for feature in range(4):
+        tally = _attribute_tally(readings, feature)
+        digits.append(max(tally, key=lambda d: (tally[d][0], d == latest[feature])))
+    return Card.from_digits(digits)
+
+
+def _voted_card(current: Card, readings: deque[_Reading], settings: TrackerSettings) -> Card:
+    """Each attribute keeps its value unless a challenger clearly wins (hysteresis)."""
+    digits = list(current.digits)
+    for feature in range(4):
+        tally = _attribute_tally(readings, feature)
+        held_weight = tally.get(digits[feature], (0.0, 0))[0]
+        challenger = max(tally, key=lambda d: tally[d][0])
+        weight, count = tally[challenger]
+        if (challenger != digits[feature] and count >= settings.min_switch_votes
+                and weight > settings.switch_ratio * held_weight):
+            digits[feature] = challenger
+    return Card.from_digits(digits)
+
+
+def _is_swap(track: _Track, replace_after: int) -> bool:
+    """The last ``replace_after`` whole readings agree on a card differing from the track's
+    value in two or more attributes: the card itself was exchanged, not misread."""
+    if len(track.readings) < replace_after:
+        return False
+    recent = list(track.readings)[-replace_after:]
+    card = recent[-1].card
+    if any(r.card != card or r.partial for r in recent):
+        return False
+    return sum(a != b for a, b in zip(card.digits, track.card.digits)) >= 2
+
+
+def _summarise(track: _Track) -> None:
+    """Set the track's published flags and confidences from its window of readings.
+
+    An attribute's confidence is the weight its held value received, averaged over the window:
+    unanimous readings at 0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or
+    uncertain when most recent readings said so, or (uncertain) when that confidence is low.
+    """
+    readings = track.readings
+    n = len(readings)
+    attribute_confidence = {}
+    for feature, name in enumerate(FEATURES):
+        held = track.card.digits[feature]
+        support = sum(r.confidences[feature] for r in readings if r.card.digits[feature] == held)
+        attribute_confidence[name] = support / n
+    track.attribute_confidence = attribute_confidence
+    track.confidence = min(attribute_confidence.values())
+    flags = Counter((r.partial, r.uncertain) for r in readings)
+    partial_share = sum(c for (p, _), c in flags.items() if p) / n
+    uncertain_share = sum(c for (_, u), c in flags.items() if u) / n
+    # Both flags switch with a dead band, so a card read at the edge of a threshold does not
+    # blink between sure and unsure.
+    if track.partial:
+        track.partial = partial_share >= 0.4
+    else:
+        track.partial = partial_share > 0.6
+    if track.uncertain:
+        track.uncertain = uncertain_share >= 0.4 or track.confidence < 0.5
+    else:
+        track.uncertain = uncertain_share > 0.6 or track.confidence < 0.4
+
+
+def _seen_card_of(track: _Track) -> SeenCard:
+    p = track.corners
+    corners: Corners = ((p[0][0], p[0][1]), (p[1][0], p[1][1]), (p[2][0], p[2][1]), (p[3][0], p[3][1]))
+    return SeenCard(track.card, corners, track.confidence, partial=track.partial,
+                    uncertain=track.uncertain, attribute_confidence=dict(track.attribute_confidence))
+
+
+def _reading_order(items: list[tuple[int, Point, float]]) -> list[int]:
+    """Ids of ``(id, centre, card size)`` items in reading order: rows top to bottom (a card
+    joins a row when its centre is within half a card of the row's first centre), then left to
+    right within each row."""
+    if not items:
+        return []
+    items = sorted(items, key=lambda item: item[1][1])
+    rows: list[list[tuple[int, Point, float]]] = [[items[0]]]
+    for item in items[1:]:
+        first = rows[-1][0]
+        if item[1][1] - first[1][1] <= 0.5 * first[2]:
+            rows[-1].append(item)
+        else:
+            rows.append([item])
+    return [item[0] for row in rows for item in sorted(row, key=lambda item: item[1][0])]
