@@ -58,8 +58,8 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=cv2.INTER_AREA)
     candidates: list[CardQuad] = []
-    for mask in _candidate_masks(small):
-        candidates.extend(_quads_in_mask(mask, small, candidates))
+    for mask, inset in _candidate_masks(small):
+        candidates.extend(_quads_in_mask(mask, small, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates))
     if scale != 1.0:
         cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score)
@@ -67,32 +67,37 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
     return cards
 
 
-def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.uint8]]:
-    """Binary maps (uint8 0/255) in which cards may show as separate white blobs."""
+def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.uint8], float]]:
+    """Binary maps (uint8 0/255) in which cards may show as separate white blobs, each with how
+    far (pixels) its blob outlines lie inside the true card edge.
+
+    Outline points are the centres of the blob's boundary pixels, half a pixel inside its edge;
+    the edge map loses the edge pixel and its dilation, the eroded map its erosion radius.
+    """
     # The lowest of B, G, R is high only for bright, colourless pixels: card paper, not wood.
     blue, green, red = cv2.split(image)
     whiteness = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
     masks = []
     _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    masks.append(global_white)
+    masks.append((global_white, 0.5))
     # Local contrast: paper brighter than its surroundings (grey cloth, uneven light).
     block = max(31, (min(image.shape[:2]) // 6) | 1)
     local_white = cv2.adaptiveThreshold(whiteness, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                         cv2.THRESH_BINARY, block, -8)
-    masks.append(local_white)
+    masks.append((local_white, 0.5))
     # Edges: regions enclosed by edges, for white-on-white and for cards that touch.
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 20, 60)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    masks.append(cv2.bitwise_not(edges))
+    masks.append((cv2.bitwise_not(edges), 2.0))
     # Touching cards merge in the whiteness maps; eroding separates them along the seam.
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-    masks.append(cv2.erode(global_white, kernel))
+    masks.append((cv2.erode(global_white, kernel), 3.5))
     return masks
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
-                   found: list[CardQuad]) -> list[CardQuad]:
+                   found: list[CardQuad], inset: float) -> list[CardQuad]:
     """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``."""
     height, width = mask.shape
     image_area = height * width
@@ -124,7 +129,7 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
                        or xs.max() >= width - 1 - BORDER_MARGIN
                        or ys.max() >= height - 1 - BORDER_MARGIN)
-        corners = order_corners(quad)
+        corners = order_corners(_grow(quad, inset))
         aspect = _aspect(corners)
         if not partial and not MIN_ASPECT <= aspect <= MAX_ASPECT:
             continue
@@ -187,6 +192,21 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     if np.max(np.hypot(*(quad - rough).T)) > 0.25 * np.sqrt(cv2.contourArea(rough)):
         return rough
     return quad
+
+
+def _grow(quad: npt.NDArray[np.float32], distance: float) -> npt.NDArray[np.float32]:
+    """Move every side of a convex quad outwards by ``distance`` pixels."""
+    points = order_corners(quad).astype(np.float64)
+    grown = np.empty_like(points)
+    for i in range(4):
+        before, here, after = points[i - 1], points[i], points[(i + 1) % 4]
+        normals = []
+        for a, b in ((before, here), (here, after)):
+            d = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
+            normals.append(np.array([d[1], -d[0]]))  # outward for clockwise order, y down
+        n1, n2 = normals
+        grown[i] = here + distance * (n1 + n2) / max(1.0 + float(n1 @ n2), 1e-3)
+    return grown.astype(np.float32)
 
 
 def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:

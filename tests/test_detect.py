@@ -1,0 +1,104 @@
+"""Card detection on small drawn images with exactly known corners."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import find_cards, order_corners
+
+
+def card_corners(cx: float, cy: float, angle_deg: float, width: float = 80, height: float = 125) -> np.ndarray:
+    """Corners of a portrait card centred at (cx, cy), turned by angle, clockwise from top-left."""
+    half = np.array([[-width / 2, -height / 2], [width / 2, -height / 2],
+                     [width / 2, height / 2], [-width / 2, height / 2]])
+    a = np.deg2rad(angle_deg)
+    rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return (half @ rotation.T + [cx, cy]).astype(np.float32)
+
+
+def draw_card(image: np.ndarray, corners: np.ndarray, paper=(245, 245, 245), ink=(40, 40, 200)) -> None:
+    cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), paper, cv2.LINE_AA, shift=4)
+    center = corners.mean(axis=0)
+    diamond = center + (corners - center) * np.array([0.5, 0.15])[None, :].repeat(4, 0) @ np.eye(2)
+    symbol = np.array([center + (corners[1] - corners[0]) * 0.3, center + (corners[2] - corners[1]) * 0.1,
+                       center - (corners[1] - corners[0]) * 0.3, center - (corners[2] - corners[1]) * 0.1])
+    cv2.fillConvexPoly(image, np.round(symbol).astype(np.int32), ink, cv2.LINE_AA)
+    del diamond
+
+
+def same_quad(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance, allowing the 180-degree ambiguity of a card's top."""
+    return min(float(np.max(np.hypot(*(found - np.roll(truth, shift, axis=0)).T))) for shift in (0, 2))
+
+
+def test_empty_image_has_no_cards() -> None:
+    assert find_cards(np.full((240, 320, 3), 30, np.uint8)) == []
+
+
+def test_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        find_cards(np.zeros((100, 100), np.uint8))
+
+
+@pytest.mark.parametrize("angle", [0, 17, 45, 90, 133])
+def test_one_card_exact_corners(angle: float) -> None:
+    image = np.full((360, 480, 3), (40, 60, 50), np.uint8)
+    truth = card_corners(240, 180, angle)
+    draw_card(image, truth)
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert not cards[0].partial
+    assert same_quad(cards[0].corners, order_corners(truth)) < 2.0
+
+
+def test_grid_of_twelve_on_grey_table() -> None:
+    image = np.full((600, 800, 3), (120, 125, 130), np.uint8)
+    truths = [card_corners(110 + 190 * col, 100 + 190 * row, 5 * (row - col))
+              for row in range(3) for col in range(4)]
+    for corners in truths:
+        draw_card(image, corners)
+    cards = find_cards(image)
+    assert len(cards) == 12
+    for truth in truths:
+        assert min(same_quad(c.corners, order_corners(truth)) for c in cards) < 2.5
+
+
+def test_touching_cards_are_separated() -> None:
+    image = np.full((300, 400, 3), (35, 35, 35), np.uint8)
+    left, right = card_corners(160, 150, 0), card_corners(241, 150, 0)  # 1 px apart
+    draw_card(image, left)
+    draw_card(image, right)
+    cv2.line(image, (200, 80), (200, 220), (150, 150, 150), 1)  # the seam a camera sees
+    cards = find_cards(image)
+    assert len(cards) == 2
+
+
+def test_card_cut_by_frame_edge_is_partial() -> None:
+    image = np.full((300, 400, 3), (30, 30, 30), np.uint8)
+    draw_card(image, card_corners(200, 150, 0))
+    draw_card(image, card_corners(15, 150, 0))  # half of it outside the image
+    cards = sorted(find_cards(image), key=lambda c: c.center[0])
+    assert len(cards) == 2
+    assert cards[0].partial and not cards[1].partial
+
+
+def test_non_cards_are_ignored() -> None:
+    image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
+    draw_card(image, card_corners(120, 200, 10))
+    cv2.rectangle(image, (260, 100), (340, 230), (20, 20, 20), -1)  # a phone
+    cv2.rectangle(image, (360, 120), (450, 260), (40, 160, 230), -1)  # an orange box
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert abs(cards[0].center[0] - 120) < 3
+
+
+def test_order_corners_starts_top_left_on_short_side() -> None:
+    quad = np.array([[10, 10], [90, 10], [90, 135], [10, 135]], np.float32)
+    shuffled = quad[[2, 0, 3, 1]]
+    np.testing.assert_allclose(order_corners(shuffled), quad)
+    landscape = np.array([[0, 0], [125, 0], [125, 80], [0, 80]], np.float32)
+    ordered = order_corners(landscape)
+    sides = np.hypot(*(np.roll(ordered, -1, 0) - ordered).T)
+    assert sides[0] < sides[1]  # first edge is a short one: portrait reading
