@@ -265,7 +265,7 @@ def test_memory_stays_bounded_under_endless_spurious_detections() -> None:
                      for _ in range(rng.randrange(4)))
         tracker.update(Board(board.cards + junk, WIDTH, HEIGHT), scene_moving=rng.random() < 0.3)
         most_tracks = max(most_tracks, tracker.track_count)
-        assert all(len(t.readings) <= settings.window for t in tracker._tracks.values())
+        assert all(len(t.votes) <= settings.window for t in tracker._tracks.values())
     # The table's 12 cards plus at most (new junk per frame) x (frames a junk track can live).
     assert most_tracks <= 12 + 3 * (settings.forget_after + 1)
     assert tracker.track_count < 40

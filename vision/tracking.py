@@ -27,7 +27,7 @@ so it is tested on hand-built board sequences.
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -99,10 +99,57 @@ class _Reading:
     """One frame's reading of one card, as cast into a track's vote."""
 
     card: Card
+    digits: tuple[int, int, int, int]  # card.digits, kept at hand for the tallies
     confidences: tuple[float, float, float, float]  # the reader's, per attribute in FEATURES order
     weights: tuple[float, float, float, float]  # the same as vote weights (see `_reading_of`)
     partial: bool
     uncertain: bool
+
+
+class _Votes:
+    """A track's window of readings with running per-attribute tallies.
+
+    ``weight[f][d]``, ``count[f][d]`` and ``support[f][d]`` are the summed vote weight, number
+    of readings and summed reader confidence of digit ``d`` of attribute ``f`` over the window;
+    they are updated as readings enter and leave, so a frame costs the same however long the
+    window.
+    """
+
+    def __init__(self, window: int) -> None:
+        self.readings: deque[_Reading] = deque(maxlen=window)
+        self._clear_tallies()
+
+    def _clear_tallies(self) -> None:
+        self.weight = [[0.0, 0.0, 0.0] for _ in FEATURES]
+        self.count = [[0, 0, 0] for _ in FEATURES]
+        self.support = [[0.0, 0.0, 0.0] for _ in FEATURES]
+        self.partial = 0
+        self.uncertain = 0
+
+    def __len__(self) -> int:
+        return len(self.readings)
+
+    def add(self, reading: _Reading) -> None:
+        if len(self.readings) == self.readings.maxlen:
+            self._tally(self.readings[0], -1)
+        self.readings.append(reading)
+        self._tally(reading, 1)
+
+    def keep_last(self, n: int) -> None:
+        """Forget all but the last ``n`` readings."""
+        recent = list(self.readings)[-n:]
+        self.readings.clear()
+        self._clear_tallies()
+        for reading in recent:
+            self.add(reading)
+
+    def _tally(self, reading: _Reading, sign: int) -> None:
+        for feature, digit in enumerate(reading.digits):
+            self.weight[feature][digit] += sign * reading.weights[feature]
+            self.count[feature][digit] += sign
+            self.support[feature][digit] += sign * reading.confidences[feature]
+        self.partial += sign * reading.partial
+        self.uncertain += sign * reading.uncertain
 
 
 @dataclass
@@ -111,8 +158,9 @@ class _Track:
 
     track_id: int
     corners: list[list[float]]  # 4 x (x, y), smoothed
-    readings: deque[_Reading]
+    votes: _Votes
     card: Card
+    center: Point = (0.0, 0.0)  # of ``corners``, kept up to date with them
     partial: bool = False
     uncertain: bool = False
     confidence: float = 0.0
@@ -121,9 +169,9 @@ class _Track:
     misses: int = 0  # consecutive frames without a match
     confirmed: bool = False
 
-    @property
-    def center(self) -> Point:
-        return (sum(p[0] for p in self.corners) / 4.0, sum(p[1] for p in self.corners) / 4.0)
+    def move_to(self, corners: list[list[float]]) -> None:
+        self.corners = corners
+        self.center = (sum(p[0] for p in corners) / 4.0, sum(p[1] for p in corners) / 4.0)
 
 
 class BoardTracker:
@@ -161,13 +209,15 @@ class BoardTracker:
         if not isinstance(board, Board):
             raise TypeError(f"board must be a core.board.Board, got {type(board).__name__}")
         settings = self.settings
-        matches, new_cards = self._match(board.cards)
+        centers = [seen.center for seen in board.cards]
+        sizes = [_card_size(seen.corners) for seen in board.cards]
+        matches, new_cards = self._match(board.cards, centers, sizes)
 
         moving = 0
         disagreeing = 0
-        for track_id, seen in matches.items():
+        for track_id, (seen, center, size) in matches.items():
             track = self._tracks[track_id]
-            if _distance(track.center, seen.center) > settings.motion_threshold * _card_size(seen.corners):
+            if _distance(track.center, center) > settings.motion_threshold * size:
                 moving += 1
             if track.confirmed and seen.card != track.card and not seen.partial:
                 disagreeing += 1
@@ -219,38 +269,38 @@ class BoardTracker:
                            len(board.cards))
 
     # -- matching ---------------------------------------------------------------------------------
-    def _match(self, cards: tuple[SeenCard, ...]) -> tuple[dict[int, SeenCard], list[SeenCard]]:
+    def _match(self, cards: tuple[SeenCard, ...], centers: list[Point], sizes: list[float]
+               ) -> tuple[dict[int, tuple[SeenCard, Point, float]], list[SeenCard]]:
         """Greedy nearest-first matching of this frame's cards to live tracks.
 
+        Returns ``{track id: (card, its centre, its size)}`` and the cards matching no track.
         With at most a few dozen cards that never overlap, nearest-first gives the same pairs as
         an optimal assignment in practice, at a fraction of the code.
         """
         pairs: list[tuple[float, int, int]] = []
-        for card_index, seen in enumerate(cards):
-            gate = self.settings.match_gate * _card_size(seen.corners)
-            for track_id, track in self._tracks.items():
-                distance = _distance(track.center, seen.center)
-                if distance <= gate:
-                    pairs.append((distance, card_index, track_id))
+        tracks = [(track_id, track.center) for track_id, track in self._tracks.items()]
+        for card_index, (cx, cy) in enumerate(centers):
+            gate_squared = (self.settings.match_gate * sizes[card_index]) ** 2
+            for track_id, (tx, ty) in tracks:
+                distance_squared = (tx - cx) ** 2 + (ty - cy) ** 2
+                if distance_squared <= gate_squared:
+                    pairs.append((distance_squared, card_index, track_id))
         pairs.sort()
-        matches: dict[int, SeenCard] = {}
+        matches: dict[int, tuple[SeenCard, Point, float]] = {}
         used_cards: set[int] = set()
         for _, card_index, track_id in pairs:
             if card_index in used_cards or track_id in matches:
                 continue
-            matches[track_id] = cards[card_index]
+            matches[track_id] = (cards[card_index], centers[card_index], sizes[card_index])
             used_cards.add(card_index)
         new_cards = [seen for i, seen in enumerate(cards) if i not in used_cards]
         return matches, new_cards
 
     # -- per-track voting -------------------------------------------------------------------------
     def _start_track(self, seen: SeenCard) -> int:
-        track = _Track(
-            track_id=self._next_id,
-            corners=[list(p) for p in seen.corners],
-            readings=deque(maxlen=self.settings.window),
-            card=seen.card,
-        )
+        track = _Track(track_id=self._next_id, corners=[], votes=_Votes(self.settings.window),
+                       card=seen.card)
+        track.move_to([[p[0], p[1]] for p in seen.corners])
         self._next_id += 1
         self._tracks[track.track_id] = track
         self._observe(track, seen, first=True)
@@ -261,23 +311,21 @@ class BoardTracker:
         if not first:
             aligned = _align_corners(seen.corners, track.corners)
             alpha = settings.smoothing
-            track.corners = [[(1 - alpha) * old[0] + alpha * new[0], (1 - alpha) * old[1] + alpha * new[1]]
-                             for old, new in zip(track.corners, aligned)]
+            track.move_to([[(1 - alpha) * old[0] + alpha * new[0], (1 - alpha) * old[1] + alpha * new[1]]
+                           for old, new in zip(track.corners, aligned)])
         track.hits += 1
         track.misses = 0
-        track.readings.append(_reading_of(seen))
-        if not track.confirmed and track.hits >= settings.confirm_hits:
-            track.confirmed = True
-            track.card = _plurality_card(track.readings)
-        elif not track.confirmed:
-            track.card = _plurality_card(track.readings)
+        reading = _reading_of(seen)
+        track.votes.add(reading)
+        if not track.confirmed:
+            track.confirmed = track.hits >= settings.confirm_hits
+            track.card = _plurality_card(track.votes, reading)
         elif _is_swap(track, settings.replace_after):
-            recent = list(track.readings)[-settings.replace_after:]
-            track.readings.clear()
-            track.readings.extend(recent)
-            track.card = recent[-1].card
-        else:
-            track.card = _voted_card(track.card, track.readings, settings)
+            track.votes.keep_last(settings.replace_after)
+            track.card = reading.card
+        elif reading.card != track.card:
+            # Only a reading that disagrees can tip a vote; agreeing ones just add weight.
+            track.card = _voted_card(track.card, track.votes, settings)
         _summarise(track)
 
     # -- publishing -------------------------------------------------------------------------------
@@ -326,14 +374,9 @@ def _card_size(corners: Corners | list[list[float]]) -> float:
 def _align_corners(new: Corners, old: list[list[float]]) -> list[tuple[float, float]]:
     """``new`` corners rotated in order to best line up with ``old``: a card read upside down
     in one frame (top-left is ambiguous up to a half turn) must not collapse the average."""
-    best: list[tuple[float, float]] = list(new)
-    best_cost = math.inf
-    for shift in range(4):
-        rolled = [new[(i + shift) % 4] for i in range(4)]
-        cost = sum(_distance(p, (q[0], q[1])) for p, q in zip(rolled, old))
-        if cost < best_cost:
-            best, best_cost = rolled, cost
-    return best
+    x, y = old[0]
+    shift = min(range(4), key=lambda k: (new[k][0] - x) ** 2 + (new[k][1] - y) ** 2)
+    return [new[(i + shift) % 4] for i in range(4)]
 
 
 def _reading_of(seen: SeenCard) -> _Reading:
@@ -345,40 +388,27 @@ def _reading_of(seen: SeenCard) -> _Reading:
     scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
     c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
     w = [max(0.05, scale * value) for value in c]
-    return _Reading(seen.card, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
+    return _Reading(seen.card, seen.card.digits, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
                     seen.uncertain)
 
 
-def _attribute_tally(readings: deque[_Reading], feature: int) -> dict[int, tuple[float, int]]:
-    """Per digit value of one attribute: (summed weight, number of readings)."""
-    tally: dict[int, tuple[float, int]] = {}
-    for reading in readings:
-        digit = reading.card.digits[feature]
-        weight, count = tally.get(digit, (0.0, 0))
-        tally[digit] = (weight + reading.weights[feature], count + 1)
-    return tally
-
-
-def _plurality_card(readings: deque[_Reading]) -> Card:
+def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
     """The heaviest value of each attribute (ties to the latest reading): for new tracks."""
-    latest = readings[-1].card.digits
     digits = []
     for feature in range(4):
-        tally = _attribute_tally(readings, feature)
-        digits.append(max(tally, key=lambda d: (tally[d][0], d == latest[feature])))
+        weight = votes.weight[feature]
+        digits.append(max(range(3), key=lambda d: (weight[d], d == latest.digits[feature])))
     return Card.from_digits(digits)
 
 
-def _voted_card(current: Card, readings: deque[_Reading], settings: TrackerSettings) -> Card:
+def _voted_card(current: Card, votes: _Votes, settings: TrackerSettings) -> Card:
     """Each attribute keeps its value unless a challenger clearly wins (hysteresis)."""
     digits = list(current.digits)
     for feature in range(4):
-        tally = _attribute_tally(readings, feature)
-        held_weight = tally.get(digits[feature], (0.0, 0))[0]
-        challenger = max(tally, key=lambda d: tally[d][0])
-        weight, count = tally[challenger]
-        if (challenger != digits[feature] and count >= settings.min_switch_votes
-                and weight > settings.switch_ratio * held_weight):
+        weight = votes.weight[feature]
+        challenger = max(range(3), key=lambda d: weight[d])
+        if (challenger != digits[feature] and votes.count[feature][challenger] >= settings.min_switch_votes
+                and weight[challenger] > settings.switch_ratio * weight[digits[feature]]):
             digits[feature] = challenger
     return Card.from_digits(digits)
 
@@ -386,34 +416,31 @@ def _voted_card(current: Card, readings: deque[_Reading], settings: TrackerSetti
 def _is_swap(track: _Track, replace_after: int) -> bool:
     """The last ``replace_after`` whole readings agree on a card differing from the track's
     value in two or more attributes: the card itself was exchanged, not misread."""
-    if len(track.readings) < replace_after:
+    readings = track.votes.readings
+    if len(readings) < replace_after:
         return False
-    recent = list(track.readings)[-replace_after:]
-    card = recent[-1].card
-    if any(r.card != card or r.partial for r in recent):
+    card = readings[-1].card
+    if sum(a != b for a, b in zip(readings[-1].digits, track.card.digits)) < 2:
         return False
-    return sum(a != b for a, b in zip(card.digits, track.card.digits)) >= 2
+    return all(readings[-k].card == card and not readings[-k].partial for k in range(2, replace_after + 1))
 
 
 def _summarise(track: _Track) -> None:
     """Set the track's published flags and confidences from its window of readings.
 
-    An attribute's confidence is the weight its held value received, averaged over the window:
-    unanimous readings at 0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or
-    uncertain when most recent readings said so, or (uncertain) when that confidence is low.
+    An attribute's confidence is the reader's confidence in the held value, summed over the
+    window's readings of that value and divided by the window's length: unanimous readings at
+    0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or uncertain when most
+    recent readings said so, or (uncertain) when that confidence is low.
     """
-    readings = track.readings
-    n = len(readings)
-    attribute_confidence = {}
-    for feature, name in enumerate(FEATURES):
-        held = track.card.digits[feature]
-        support = sum(r.confidences[feature] for r in readings if r.card.digits[feature] == held)
-        attribute_confidence[name] = support / n
-    track.attribute_confidence = attribute_confidence
-    track.confidence = min(attribute_confidence.values())
-    flags = Counter((r.partial, r.uncertain) for r in readings)
-    partial_share = sum(c for (p, _), c in flags.items() if p) / n
-    uncertain_share = sum(c for (_, u), c in flags.items() if u) / n
+    votes = track.votes
+    n = len(votes)
+    held = track.card.digits
+    track.attribute_confidence = {name: max(0.0, votes.support[f][held[f]]) / n
+                                  for f, name in enumerate(FEATURES)}
+    track.confidence = min(track.attribute_confidence.values())
+    partial_share = votes.partial / n
+    uncertain_share = votes.uncertain / n
     # Both flags switch with a dead band, so a card read at the edge of a threshold does not
     # blink between sure and unsure.
     if track.partial:
