@@ -1,0 +1,166 @@
+"""The scene generator: exact corners, reproducible seeds, every card, any board size, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from core import Card, find_sets, full_deck
+from setfinder.cli import main
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH, warp_card
+from vision.render import PrintStyle, render_card
+from vision.scene import deal_cards, generate_scene, render_training_card
+
+
+def _blur(image: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(image.astype(np.float32), (0, 0), 2.0)
+
+
+def _card_error(image: np.ndarray, corners: np.ndarray, reference: np.ndarray) -> float:
+    """Mean absolute difference, away from the rounded corners, between the card warped from
+    ``corners`` and the reference drawing (both blurred: fine stripes alias differently at
+    different scales)."""
+    inner = (slice(8, CARD_HEIGHT - 8), slice(8, CARD_WIDTH - 8))
+    return float(np.abs(_blur(warp_card(image, corners)) - reference)[inner].mean())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_truth_corners_are_where_the_cards_are(seed: int) -> None:
+    image, truth = generate_scene(seed, 9, (800, 600), table="black", effects=0.0, partial=False, overlap=False)
+    assert len(truth["cards"]) == 9
+    for entry in truth["cards"]:
+        corners = np.array(entry["corners"])
+        reference = _blur(render_card(Card.parse(entry["card"]), style=PrintStyle.standard()))
+        exact = _card_error(image, corners, reference)
+        assert exact < 4.0, entry
+        # Moving the corners by 2 px, or starting from the wrong corner, fits clearly worse.
+        for wrong in (corners + [2.0, 0.0], corners + [0.0, -2.0], np.roll(corners, 1, axis=0)):
+            assert _card_error(image, wrong, reference) > exact + 0.8, entry
+
+
+def test_card_edges_lie_on_the_truth_outline() -> None:
+    """Just inside each edge midpoint is white card, just outside is the black table."""
+    image, truth = generate_scene(4, 12, table="black", effects=0.0, partial=False, overlap=False)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(int)
+    for entry in truth["cards"]:
+        corners = np.array(entry["corners"])
+        center = corners.mean(axis=0)
+        for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+            mid = (a + b) / 2
+            inward = (center - mid) / np.linalg.norm(center - mid)
+            inside = np.round(mid + inward * 2.5).astype(int)
+            outside = np.round(mid - inward * 2.5).astype(int)
+            assert grey[inside[1], inside[0]] > 180
+            assert grey[outside[1], outside[0]] < 60
+
+
+def test_seed_reproduces_the_scene_exactly() -> None:
+    image_a, truth_a = generate_scene(42, 12)
+    image_b, truth_b = generate_scene(42, 12)
+    image_c, truth_c = generate_scene(43, 12)
+    assert np.array_equal(image_a, image_b)
+    assert truth_a == truth_b
+    assert not np.array_equal(image_a, image_c)
+    assert json.loads(json.dumps(truth_a)) == truth_a  # JSON-able as it stands
+
+
+def test_every_card_renders_with_its_own_look() -> None:
+    faces = {card: render_card(card) for card in full_deck()}
+    assert all(face.shape == (CARD_HEIGHT, CARD_WIDTH, 3) and face.dtype == np.uint8 for face in faces.values())
+    # All 81 drawings differ from each other.
+    keys = {face.tobytes() for face in faces.values()}
+    assert len(keys) == 81
+    # Ink lies where the attributes say: more symbols, more ink; solid more than outline.
+    ink = {card: int((faces[card].min(axis=2) < 150).sum()) for card in faces}
+    one = Card.parse("1 red solid oval")
+    three = Card.parse("3 red solid oval")
+    outline = Card.parse("3 red outline oval")
+    assert ink[three] > 2.5 * ink[one]
+    assert ink[three] > 3 * ink[outline]
+
+
+@pytest.mark.parametrize("n_cards", [3, 21])
+def test_small_and_large_boards(n_cards: int) -> None:
+    image, truth = generate_scene(7, n_cards, (960, 720), partial=False)
+    assert image.shape == (720, 960, 3) and image.dtype == np.uint8
+    assert len(truth["cards"]) == n_cards
+    assert len({entry["card"] for entry in truth["cards"]}) == n_cards
+    for entry in truth["cards"]:
+        xs, ys = zip(*entry["corners"])
+        assert 0 <= min(xs) and max(xs) <= 960 and 0 <= min(ys) and max(ys) <= 720
+        assert entry["visibility"] in ("full", "occluded")
+        assert entry["partial"] is False
+
+
+def test_cut_cards_are_labelled_partial() -> None:
+    found = 0
+    for seed in range(6):
+        _, truth = generate_scene(seed, 12, (640, 480), partial=True)
+        for entry in truth["cards"]:
+            xs, ys = zip(*entry["corners"])
+            cut = min(xs) < -0.5 or min(ys) < -0.5 or max(xs) > 639.5 or max(ys) > 479.5
+            assert entry["partial"] == cut
+            assert (entry["visibility"] == "partial") == cut
+            found += cut
+    assert found > 0
+
+
+def test_an_overlapped_card_is_labelled_occluded() -> None:
+    _, truth = generate_scene(5, 9, overlap=True, partial=False, effects=0.0)
+    fractions = sorted(entry["visible_fraction"] for entry in truth["cards"])
+    assert fractions[0] < 0.92
+    assert truth["cards"][[e["visible_fraction"] for e in truth["cards"]].index(fractions[0])]["visibility"] == "occluded"
+    assert fractions[-1] >= 0.97
+
+
+@pytest.mark.parametrize("deal", ["sets", "no-set"])
+def test_deals_with_and_without_sets(deal: str) -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        cards = deal_cards(12, rng, deal)
+        assert len(set(cards)) == 12
+        assert bool(find_sets(cards)) == (deal == "sets")
+    with pytest.raises(ValueError):
+        deal_cards(21, rng, "no-set")
+
+
+def test_truth_lists_the_sets_on_the_table() -> None:
+    _, truth = generate_scene(3, 12, deal="sets", partial=False)
+    cards = [Card.parse(entry["card"]) for entry in truth["cards"]]
+    assert len(truth["sets"]) == len(find_sets(cards)) > 0
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="size"):
+        generate_scene(0, 12, (10, 10))
+    with pytest.raises(ValueError, match="table"):
+        generate_scene(0, 12, table="lava")
+    with pytest.raises(ValueError, match="layout"):
+        generate_scene(0, 12, layout="pyramid")
+
+
+def test_training_cards_are_canonical_and_vary() -> None:
+    rng = np.random.default_rng(1)
+    card = Card.parse("2 green striped squiggle")
+    crops = [render_training_card(card, rng) for _ in range(4)]
+    assert all(c.shape == (CARD_HEIGHT, CARD_WIDTH, 3) and c.dtype == np.uint8 for c in crops)
+    assert len({c.tobytes() for c in crops}) == 4
+
+
+def test_cli_writes_scenes_and_truth(tmp_path, capsys) -> None:
+    code = main(["synth", "--seed", "5", "--cards", "6", "--count", "2", "--size", "320x240", "--out", str(tmp_path)])
+    assert code == 0
+    for seed in (5, 6):
+        image = cv2.imread(str(tmp_path / f"scene-{seed}.jpg"))
+        truth = json.loads((tmp_path / f"scene-{seed}.json").read_text())
+        assert image.shape == (240, 320, 3)
+        assert truth["seed"] == seed and len(truth["cards"]) == 6
+
+
+def test_cli_refuses_an_impossible_board(tmp_path, capsys) -> None:
+    code = main(["synth", "--cards", "21", "--deal", "no-set", "--out", str(tmp_path)])
+    assert code == 1
+    assert "20" in capsys.readouterr().err
