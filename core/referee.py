@@ -94,13 +94,15 @@ class Ruling:
     """The referee's answer to a claim, a "no SET" call, a hint or an undo.
 
     ``points`` maps each player whose score changed to the change (+1 / -1).
-    ``reason`` is the rules' explanation (`explain` for claims).
+    ``reason`` is the rules' explanation (`explain` for claims). ``hint`` is the 1-based position
+    of the one card a hint revealed, if any.
     """
 
     kind: RulingKind
     message: str
     reason: str = ""
     points: dict[str, int] = field(default_factory=dict)
+    hint: int | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ class Summary:
     winners: tuple[str, ...]
     complete: bool
     outcome: str | None  # solitaire: "won" / "lost" once the game is over
+    ended: bool = False  # the game is over (complete, or ended early with `end`)
 
     def to_json(self) -> Event:
         return {
@@ -133,6 +136,7 @@ class Summary:
             "winners": list(self.winners),
             "complete": self.complete,
             "outcome": self.outcome,
+            "ended": self.ended,
         }
 
     def text(self) -> str:
@@ -151,10 +155,12 @@ class Summary:
             result = {"won": "won", "lost": "lost"}.get(self.outcome or "", "not finished")
             lines.append(f"{player}: {self.totals[player]} point(s), solitaire {result}")
         elif len(self.winners) == 1:
-            lines.append(f"Winner: {self.winners[0]} with {self.totals[self.winners[0]]}")
+            lead = "Winner" if self.ended else "Leading"
+            lines.append(f"{lead}: {self.winners[0]} with {self.totals[self.winners[0]]}")
         else:
-            lines.append(f"Tie: {', '.join(self.winners)} with {self.totals[self.winners[0]]}")
-        if not self.complete:
+            lead = "Tie" if self.ended else "Level"
+            lines.append(f"{lead}: {', '.join(self.winners)} with {self.totals[self.winners[0]]}")
+        if self.ended and not self.complete:
             lines.append("(game ended before its last round was over)")
         return "\n".join(lines)
 
@@ -476,7 +482,7 @@ class Referee:
             if hint:
                 message += " " + self._hint_text(sets)
             self._emit("noset", claim={"player": player}, verdict="refused", reason=reason, message=message)
-            return Ruling("refused", message, reason)
+            return Ruling("refused", message, reason, hint=sets[0][0] + 1 if hint else None)
         phase = self._game.phase
         n = len(self._table)
         result = self._record(_Action("no_set", player, ()))
@@ -506,7 +512,7 @@ class Referee:
         sets = self.board.certain_sets()
         if not sets:
             return Ruling("hint", "No SET among the cards read with confidence.")
-        return Ruling("hint", self._hint_text(sets))
+        return Ruling("hint", self._hint_text(sets), hint=sets[0][0] + 1)
 
     def undo(self) -> Ruling:
         """Take back the last claim or "no SET" call, if the table has not changed since.
@@ -560,7 +566,7 @@ class Referee:
                                      False))
         complete = self._game.is_over
         return Summary(self.players, tuple(rounds), self.scores, tuple(self._game.winners), complete,
-                       self._game.outcome)
+                       self._game.outcome, self.is_over)
 
     # -- internals ------------------------------------------------------------------------------
     def _check_player(self, player: str) -> str:
@@ -709,21 +715,36 @@ def replay(events: Iterable[Event]) -> Referee:
     return referee
 
 
-def board_from_json(event: Event) -> Board:
-    """The Board a "table" event recorded (cards in position order, corners, flags)."""
-    seen = event.get("seen")
-    if not isinstance(seen, list):
-        raise ValueError("a 'table' event needs 'seen'")
+def board_from_json(data: Event) -> Board:
+    """The Board recorded in a "table" event (``seen``), or in a `setfinder find --json` line
+    (``cards`` with count/color/shading/shape): cards in the order listed, with their corners.
+
+    :raises ValueError: if a card or its corners cannot be read.
+    """
+    items = data.get("seen", data.get("cards"))
+    if not isinstance(items, list):
+        raise ValueError("a board needs a list of cards ('seen' or 'cards')")
     cards = []
-    for item in seen:
-        corners = tuple((float(x), float(y)) for x, y in item["corners"])
-        if len(corners) != 4:
-            raise ValueError(f"a card needs four corners, got {item['corners']!r}")
-        cards.append(SeenCard(Card.parse(item["card"]), (corners[0], corners[1], corners[2], corners[3]),
+    for item in items:
+        if not isinstance(item, dict):
+            raise ValueError(f"a card must be a JSON object, got {item!r}")
+        if "card" in item:
+            card = Card.parse(str(item["card"]))
+        else:
+            card = Card.from_attributes(count=int(item["count"]), color=str(item["color"]),
+                                        shading=str(item["shading"]), shape=str(item["shape"]))
+        points = item.get("corners")
+        if not isinstance(points, list) or len(points) != 4:
+            raise ValueError(f"{card} needs four corners [[x, y] x4], got {points!r}")
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = ((float(x), float(y)) for x, y in points)
+        cards.append(SeenCard(card, ((x0, y0), (x1, y1), (x2, y2), (x3, y3)),
                               float(item.get("confidence", 1.0)), partial=bool(item.get("partial", False)),
                               uncertain=bool(item.get("uncertain", False))))
-    size = event.get("size")
-    width, height = (int(size[0]), int(size[1])) if isinstance(size, list) and len(size) == 2 else (0, 0)
+    size = data.get("size")
+    if isinstance(size, list) and len(size) == 2:
+        width, height = int(size[0]), int(size[1])
+    else:
+        width, height = int(str(data.get("width", 0))), int(str(data.get("height", 0)))
     return Board(tuple(cards), width, height)
 
 
