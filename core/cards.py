@@ -231,17 +231,34 @@ def find_sets(cards: Sequence[Card]) -> list[tuple[int, int, int]]:
     since every feature is "all the same"), each position being used as its own card.
     """
     indices = [card.index for card in cards]
+    # where[card index] = its position; a flat list lookup is the cheapest step Python has.
+    where = [-1] * DECK_SIZE
+    for position, index in enumerate(indices):
+        if where[index] >= 0:
+            return _find_sets_with_repeats(indices)
+        where[index] = position
+    n = len(indices)
+    found: list[tuple[int, int, int]] = []
+    append = found.append
+    for i, a in enumerate(indices):
+        row = _THIRD[a]
+        for j in range(i + 1, n):
+            k = where[row[indices[j]]]
+            if k > j:
+                append((i, j, k))
+    return found
+
+
+def _find_sets_with_repeats(indices: list[int]) -> list[tuple[int, int, int]]:
+    """`find_sets` for boards on which a card appears more than once (all positions kept)."""
     positions: dict[int, list[int]] = {}
     for position, index in enumerate(indices):
         positions.setdefault(index, []).append(position)
     found: list[tuple[int, int, int]] = []
-    n = len(indices)
-    for i in range(n - 2):
-        row = _THIRD[indices[i]]
-        for j in range(i + 1, n - 1):
-            ks = positions.get(row[indices[j]])
-            if ks is not None:
-                found.extend((i, j, k) for k in ks if k > j)
+    for i, a in enumerate(indices):
+        row = _THIRD[a]
+        for j in range(i + 1, len(indices)):
+            found.extend((i, j, k) for k in positions.get(row[indices[j]], ()) if k > j)
     return found
 
 

@@ -37,11 +37,13 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--trials and --games must be positive")
     rng = random.Random(args.seed)
     random_tables = {size: estimate_no_set_rate(size, args.trials, rng) for size in (12, 15)}
-    bar = progress(range(args.games), label="games")
-    ticks = iter(bar)
-    next(ticks, None)
-    play = simulate_play(args.games, rng, on_game=lambda _: next(ticks, None))
-    for _ in ticks:
+    bar = iter(progress(range(args.games), label="games"))
+
+    def tick(_game: int) -> None:
+        next(bar, None)
+
+    play = simulate_play(args.games, rng, on_game=tick)
+    for _ in bar:  # let the bar finish its line
         pass
     if args.json:
         print(json.dumps({

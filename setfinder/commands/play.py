@@ -11,7 +11,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -81,10 +81,11 @@ def use_color(choice: str, stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
-def play_game(game: Game, lines: TextIO, out: TextIO, *, color: bool = False,
+def play_game(game: Game, lines: Iterable[str], out: TextIO, *, color: bool = False,
               ascii_only: bool = False) -> None:
     """Run ``game`` from typed lines until it is over, the input ends, or the player quits.
 
+    ``lines`` is any iterable of lines (``sys.stdin``, a list, a generator that reads the game).
     Deals the first round (and each next round in match play) itself.
     """
     ui = _TerminalGame(game, out, color=color, ascii_only=ascii_only)
