@@ -1,0 +1,351 @@
+"""Live mode's loop, sources, outputs and command line, headless.
+
+Most tests stand a scripted recogniser in for the real one: it hands out, frame by frame, the
+noisy boards a recogniser would read from a known table (see test_tracking), so the loop's
+plumbing (JSON lines, recording, ends, faults, frame skipping) is tested exactly and fast. The
+end-to-end test at the bottom runs the real recogniser on a generated video.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from core.board import Board
+from core.cards import Card
+from setfinder.cli import main
+from test_tracking import layout, noisy_board, truth_sets
+from vision.live import (
+    ArraySource,
+    LatestFrameReader,
+    LiveError,
+    MotionMeter,
+    SetView,
+    VideoRecorder,
+    VideoSource,
+    annotate,
+    frame_record,
+    run_live,
+)
+from vision.report import board_to_json
+from vision.tracking import BoardTracker, SteadyBoard
+
+SMALL = (120, 160, 3)  # frames for plumbing tests: small, so encoding and decoding are quick
+
+
+class ScriptedRecognizer:
+    """Returns the given boards one per call, in order (the loop reads each frame once)."""
+
+    def __init__(self, boards: list[Board]) -> None:
+        self.boards = iter(boards)
+        self.calls = 0
+
+    def read_board(self, image: Any) -> Board:
+        self.calls += 1
+        return next(self.boards)
+
+
+def table_frames(n: int, seed: int = 0) -> list[np.ndarray]:
+    """``n`` plain small frames with a little sensor noise (nothing moves)."""
+    rng = np.random.default_rng(seed)
+    base = np.full(SMALL, 90, np.uint8)
+    return [np.clip(base + rng.integers(-3, 4, SMALL), 0, 255).astype(np.uint8) for _ in range(n)]
+
+
+def game_script(seed: int = 1) -> tuple[list[Board], dict[int, Card], dict[int, Card]]:
+    """60 frames of a 12-card table, then 60 with three cards (slots 0, 5, 10) taken."""
+    rng = random.Random(seed)
+    table = layout()
+    remaining = {slot: card for slot, card in table.items() if slot not in (0, 5, 10)}
+    boards = [noisy_board(table, rng) for _ in range(60)] + [noisy_board(remaining, rng) for _ in range(60)]
+    return boards, table, remaining
+
+
+def record_sets(record: dict[str, Any]) -> set[frozenset[Card]]:
+    by_id = {card["id"]: Card.from_attributes(count=card["count"], color=card["color"],
+                                             shading=card["shading"], shape=card["shape"])
+             for card in record["cards"]}
+    return {frozenset(by_id[i] for i in triple) for triple in record["sets"]}
+
+
+def test_headless_run_writes_one_steady_record_per_frame(tmp_path: Path) -> None:
+    boards, table, remaining = game_script()
+    out = tmp_path / "answers.jsonl"
+    with out.open("w") as jsonl:
+        summary = run_live(ArraySource(table_frames(len(boards))), ScriptedRecognizer(boards), jsonl=jsonl)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary.processed == len(records) == 120 and summary.stopped_by == "end of video"
+    assert [r["frame"] for r in records] == list(range(120))
+    assert records[30]["time"] == pytest.approx(1.0)
+    assert records[0]["status"] == "starting" and records[0]["cards"] == []
+    assert set(records[59]) == {"frame", "time", "status", "seen", "version"} | set(board_to_json(boards[0]))
+    assert record_sets(records[59]) == truth_sets(table)
+    arrived = next(i for i in range(60, 120) if len(records[i]["cards"]) == 9)
+    assert arrived - 60 < 15
+    assert all(record_sets(r) == truth_sets(remaining) for r in records[arrived:])
+    assert records[-1]["verdict"] == ("sets" if truth_sets(remaining) else "no-set")
+
+
+def test_recording_writes_every_annotated_frame(tmp_path: Path) -> None:
+    boards, _, _ = game_script()
+    out = tmp_path / "game.avi"
+    run_live(ArraySource(table_frames(40)), ScriptedRecognizer(boards[:40]),
+             recorder=VideoRecorder(out, fps=30.0))
+    capture = cv2.VideoCapture(str(out))
+    frames = []
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        frames.append(image)
+    capture.release()
+    assert len(frames) == 40 and frames[0].shape == SMALL
+    # The banner darkens the top of the picture: the recording is annotated, not raw.
+    assert frames[-1][:10].mean() < 60 < frames[-1][60].mean()
+
+
+def test_recording_refuses_an_unknown_container(tmp_path: Path) -> None:
+    with pytest.raises(LiveError, match=r"\.mp4 or \.avi"):
+        VideoRecorder(tmp_path / "game.gif", fps=30.0)
+    with pytest.raises(LiveError, match="does not exist"):
+        VideoRecorder(tmp_path / "missing" / "game.mp4", fps=30.0)
+
+
+def write_video(path: Path, frames: list[np.ndarray], fps: float = 30.0) -> None:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (frames[0].shape[1], frames[0].shape[0]))
+    for frame in frames:
+        writer.write(frame)
+    writer.release()
+
+
+def test_a_video_file_is_read_frame_by_frame_to_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "table.avi"
+    write_video(path, table_frames(25), fps=25.0)
+    source = VideoSource.open_video(path)
+    frames = list(iter(source.read, None))
+    source.close()
+    assert [f.index for f in frames] == list(range(25))
+    assert frames[-1].time == pytest.approx(24 / 25.0)
+    assert frames[0].image.shape == SMALL and frames[0].image.dtype == np.uint8
+
+
+def test_unreadable_videos_are_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(LiveError, match="not found"):
+        VideoSource.open_video(tmp_path / "missing.mp4")
+    junk = tmp_path / "junk.mp4"
+    junk.write_text("this is not a video\n")
+    with pytest.raises(LiveError, match="cannot read video"):
+        source = VideoSource.open_video(junk)
+        source.read()
+
+
+class FakeCamera:
+    """A capture that gives ``frames`` pictures, then fails every read (unplugged)."""
+
+    def __init__(self, frames: int) -> None:
+        self.left = frames
+        self.released = False
+
+    def read(self) -> tuple[bool, Any]:
+        if self.left <= 0:
+            return False, None
+        self.left -= 1
+        return True, np.full(SMALL, 100, np.uint8)
+
+    def get(self, prop: int) -> float:
+        return 30.0 if prop == cv2.CAP_PROP_FPS else 0.0
+
+    def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+        return True
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_a_camera_that_stops_delivering_frames_is_reported_disconnected() -> None:
+    camera = FakeCamera(frames=8)
+    source = VideoSource(camera, name="camera 0", is_camera=True, disconnect_after=0.1)
+    boards, _, _ = game_script()
+    with pytest.raises(LiveError, match=r"camera 0 disconnected .* after 8 frames"):
+        run_live(source, ScriptedRecognizer(boards))
+    assert camera.released
+
+
+def test_a_camera_that_does_not_open_is_refused_in_one_line() -> None:
+    with pytest.raises(LiveError, match="camera 99 did not open"):
+        VideoSource.open_camera(99)
+
+
+def test_a_slow_consumer_gets_the_newest_frames_and_skips_the_rest() -> None:
+    images = table_frames(60)
+    reader = LatestFrameReader(ArraySource(images, fps=300.0), pace_fps=300.0)
+    seen = []
+    while (frame := reader.read()) is not None:
+        seen.append(frame.index)
+        time.sleep(0.02)  # much slower than the 300 frames per second arriving
+    reader.close()
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)
+    assert len(seen) < 40 and reader.skipped == 60 - len(seen)
+    assert seen[-1] >= 55  # the end of the stream is reached, not left queued
+
+
+def test_realtime_run_skips_frames_rather_than_falling_behind() -> None:
+    boards, _, _ = game_script()
+
+    class SlowRecognizer(ScriptedRecognizer):
+        def read_board(self, image: Any) -> Board:
+            time.sleep(0.01)  # 100 frames per second at best, against 300 arriving
+            return super().read_board(image)
+
+    summary = run_live(ArraySource(table_frames(120), fps=300.0), SlowRecognizer(boards), realtime=True)
+    assert summary.skipped > 0 and summary.processed + summary.skipped == 120
+    assert max(summary.recent_latency_ms) < 200  # never a queue of old frames
+
+
+def test_motion_meter_ignores_sensor_noise_and_sees_a_hand() -> None:
+    meter = MotionMeter()
+    rng = np.random.default_rng(0)
+    table = np.full((720, 960, 3), 80, np.uint8)
+    assert meter.update(table) is False  # nothing to compare with yet
+    for _ in range(5):
+        noisy = np.clip(table.astype(np.int16) + rng.normal(0, 6, table.shape), 0, 255).astype(np.uint8)
+        assert meter.update(noisy) is False
+    hand = noisy.copy()
+    cv2.circle(hand, (300, 500), 120, (140, 170, 220), -1)
+    assert meter.update(hand) is True
+    assert meter.update(hand) is False  # still again
+
+
+def test_set_view_steps_through_sets_and_hints_one_card() -> None:
+    table = layout()
+    board = noisy_board(table, random.Random(0), misread_rate=0.0, miss_rate=0.0, jitter=0.0)
+    board = Board(tuple(sorted(board.cards, key=lambda s: (s.center[1], s.center[0]))), board.width, board.height)
+    sets = board.sets()
+    assert len(sets) >= 2
+    view = SetView()
+    drawn, numbers, hint, banner = view.choose(board)
+    assert drawn == sets and numbers == list(range(len(sets))) and hint is None
+    view.press("n")
+    assert view.choose(board)[:3] == ([sets[0]], [0], None)
+    view.press("n")
+    drawn, numbers, _, banner = view.choose(board)
+    assert drawn == [sets[1]] and numbers == [1] and banner.startswith(f"SET 2 of {len(sets)}")
+    view.press("p")
+    view.press("p")
+    assert view.choose(board)[:2] == ([sets[-1]], [len(sets) - 1])
+    view.press("h")
+    drawn, _, hint, banner = view.choose(board)
+    assert drawn == [] and hint == sets[-1][0] and banner == f"Hint: card {hint + 1} is in a SET"
+    view.press("a")
+    assert view.choose(board)[0] == sets
+
+
+def test_no_set_board_says_deal_three_more() -> None:
+    cards = [Card.parse(t) for t in ("1 red solid oval", "2 red solid oval", "3 purple solid oval")]
+    table = dict(enumerate(cards))
+    board = noisy_board(table, random.Random(0), misread_rate=0.0, miss_rate=0.0)
+    assert SetView().choose(board)[3] == "No SET: deal three more"
+
+
+def test_annotate_draws_the_board_and_says_hold_still() -> None:
+    board = noisy_board(layout(), random.Random(0), misread_rate=0.0, miss_rate=0.0)
+    image = np.full((720, 960, 3), 90, np.uint8)
+    steady = SteadyBoard(board, tuple(range(12)), "steady", 1, False, 12)
+    drawn = annotate(image, steady, SetView(), fps=31.0)
+    held = annotate(image, SteadyBoard(board, tuple(range(12)), "hold-still", 1, False, 4), SetView(), 31.0)
+    assert drawn.shape == image.shape and not np.array_equal(drawn, image)
+    assert not np.array_equal(drawn[:40], held[:40])  # a different banner
+    assert np.array_equal(drawn[200:600, 200:700], held[200:600, 200:700])  # the same board
+
+
+def test_frame_record_before_the_first_steady_board_is_an_empty_board() -> None:
+    source = ArraySource(table_frames(1))
+    frame = source.read()
+    assert frame is not None
+    record = frame_record(frame, SteadyBoard(None, (), "starting", 0, False, 3))
+    assert record["cards"] == [] and record["sets"] == [] and record["verdict"] == "uncertain"
+    assert (record["width"], record["height"]) == (SMALL[1], SMALL[0]) and record["seen"] == 3
+
+
+# -- the command line -------------------------------------------------------------------------------
+@pytest.fixture
+def scripted_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Board]]:
+    """`setfinder live` with the scripted recogniser in place of the model."""
+    boards, _, _ = game_script()
+    monkeypatch.setattr("setfinder.commands.live._load_recognizer", lambda: ScriptedRecognizer(boards))
+    yield boards
+
+
+def test_cli_headless_video_to_jsonl(tmp_path: Path, scripted_cli: list[Board],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "table.avi"
+    write_video(video, table_frames(90))
+    out = tmp_path / "answers.jsonl"
+    code = main(["live", "--video", str(video), "--headless", "--jsonl", str(out)])
+    assert code == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 90 and json.loads(lines[-1])["frame"] == 89
+    assert "90 frames" in capsys.readouterr().err
+
+
+def test_cli_max_frames_and_stdout(tmp_path: Path, scripted_cli: list[Board],
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "table.avi"
+    write_video(video, table_frames(30))
+    code = main(["live", "--video", str(video), "--headless", "--jsonl", "-", "--max-frames", "10"])
+    out, err = capsys.readouterr()
+    assert code == 0 and len(out.splitlines()) == 10 and "frame limit" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--video", "missing.mp4", "--headless", "--jsonl", "-"], "video file missing.mp4 not found"),
+    (["--video", "x.mp4", "--headless"], "--headless shows nothing"),
+    (["--camera", "99", "--headless", "--jsonl", "-"], "camera 99 did not open"),
+])
+def test_cli_faults_are_one_line_and_exit_1(argv: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["live", *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_cli_without_a_display_says_to_use_headless(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    assert main(["live", "--video", "x.mp4"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot open a window" in err and "--headless" in err and err.count("\n") == 1
+
+
+def test_cli_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["live", "--help"])
+    assert exit_info.value.code == 0
+    assert "setfinder live --video table.mp4 --headless --jsonl" in capsys.readouterr().out
+
+
+def test_capture_thread_is_gone_after_the_run() -> None:
+    boards, _, _ = game_script()
+    run_live(ArraySource(table_frames(30), fps=600.0), ScriptedRecognizer(boards), realtime=True)
+    assert not any(t.name == "setfinder-capture" for t in threading.enumerate())
+
+
+def test_tracker_is_reusable_across_runs() -> None:
+    """A run ends cleanly and leaves nothing half-done: a second run continues the same game."""
+    boards, table, _ = game_script()
+    tracker = BoardTracker()
+    first = run_live(ArraySource(table_frames(30)), ScriptedRecognizer(boards[:30]), tracker=tracker)
+    second = run_live(ArraySource(table_frames(20)), ScriptedRecognizer(boards[30:50]), tracker=tracker)
+    assert first.last is not None and second.last is not None
+    assert second.last.version == first.last.version

@@ -1,0 +1,573 @@
+"""Live mode: camera frames in, steady SETs out, drawn on the picture as it moves.
+
+One processed frame is: recognise the board (`vision.recognize`, the same path as photo mode)
+-> steady it (`vision.tracking.BoardTracker`, told whether the picture itself is moving)
+-> draw it (`vision.overlay.draw_board`) and/or write it as a JSON line (`vision.report`).
+
+Frames come from a `FrameSource`: `VideoSource` wraps `cv2.VideoCapture` (a camera index or a
+video file; a video file stands in for a camera anywhere), `ArraySource` replays images held in
+memory (tests, benchmarks). A camera is read by `LatestFrameReader` in its own thread, which
+keeps only the newest frame: when processing is slower than the camera, frames are skipped
+rather than queued, so the answer never falls behind the table. A video file is read frame by
+frame in the caller's thread (every frame processed, deterministic) unless real-time pacing is
+asked for.
+
+Everything a user can fix raises `LiveError` with a one-line message; the command line turns it
+into an error line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from core.board import Board
+from vision.overlay import draw_board
+from vision.report import board_to_json, verdict_text
+from vision.tracking import BoardTracker, SteadyBoard
+
+Image = npt.NDArray[np.uint8]
+
+# A camera whose reads keep failing for this long is taken as unplugged.
+DISCONNECT_AFTER_S = 2.0
+CAMERA_SIZE = (960, 720)  # asked of a camera; it may pick the nearest size it supports
+WINDOW_TITLE = "setfinder live (n/p: step SETs, a: all, h: hint, q: quit)"
+
+
+class LiveError(RuntimeError):
+    """A problem the user can fix (no camera, unreadable video, no display): one line."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture from a source.
+
+    ``image`` is BGR uint8 (H, W, 3). ``index`` counts frames delivered by the source from 0
+    (gaps in processed indices are skipped frames). ``time`` is seconds into the stream: the
+    video position for files, time since opening for cameras. ``captured_at`` is the
+    ``time.perf_counter()`` at which the frame arrived, for latency.
+    """
+
+    index: int
+    time: float
+    image: Image
+    captured_at: float
+
+
+class FrameSource(Protocol):
+    """Where frames come from. ``read`` returns ``None`` when the stream has ended for good
+    (end of a video) and raises `LiveError` when it broke (a camera unplugged)."""
+
+    name: str
+    fps: float
+    is_camera: bool
+
+    def read(self) -> Frame | None: ...
+
+    def close(self) -> None: ...
+
+
+class Capture(Protocol):
+    """The part of ``cv2.VideoCapture`` used here (so tests can stand in a fake camera)."""
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def get(self, prop: int) -> float: ...
+
+    def isOpened(self) -> bool: ...  # noqa: N802 (OpenCV's name)
+
+    def release(self) -> None: ...
+
+
+# -- sources ------------------------------------------------------------------------------------
+class VideoSource:
+    """Frames from a ``cv2.VideoCapture``-like object, read in the caller's thread.
+
+    Open with `open_camera` or `open_video`. For a camera, reads that fail for
+    ``disconnect_after`` seconds in a row raise `LiveError("camera disconnected ...")`; for a
+    video file the first failed read is the end of the video.
+    """
+
+    def __init__(self, capture: Capture, *, name: str, is_camera: bool,
+                 disconnect_after: float = DISCONNECT_AFTER_S) -> None:
+        self.capture = capture
+        self.name = name
+        self.is_camera = is_camera
+        reported_fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = reported_fps if 1.0 <= reported_fps <= 240.0 else 30.0
+        self.disconnect_after = disconnect_after
+        self._index = 0
+        self._opened_at = time.perf_counter()
+
+    @classmethod
+    def open_camera(cls, index: int, size: tuple[int, int] = CAMERA_SIZE) -> VideoSource:
+        """The camera with this index (0 is the first); raises `LiveError` if it does not open
+        or gives no picture."""
+        if index < 0:
+            raise LiveError(f"camera index must be 0 or more, got {index}")
+        with _quiet_opencv():
+            capture = cv2.VideoCapture(index)
+            opened = capture.isOpened()
+            if opened:
+                capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+                capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        if not opened:
+            capture.release()
+            raise LiveError(f"camera {index} did not open; check it is plugged in and not in use "
+                            "by another program, try another --camera index, or use --video FILE")
+        return cls(capture, name=f"camera {index}", is_camera=True)
+
+    @classmethod
+    def open_video(cls, path: str | Path) -> VideoSource:
+        """A video file standing in for a camera; raises `LiveError` if it cannot be read."""
+        path = Path(path)
+        if not path.is_file():
+            raise LiveError(f"video file {path} not found")
+        with _quiet_opencv():
+            capture = cv2.VideoCapture(str(path))
+            opened = capture.isOpened()
+        if not opened:
+            capture.release()
+            raise LiveError(f"cannot read video {path}: not a video, or in a format this OpenCV "
+                            "cannot decode (try MP4 or AVI)")
+        return cls(capture, name=str(path), is_camera=False)
+
+    def read(self) -> Frame | None:
+        failing_since: float | None = None
+        while True:
+            with _quiet_opencv():
+                ok, image = self.capture.read()
+            if ok and image is not None and image.ndim == 3 and image.shape[2] == 3:
+                break
+            if not self.is_camera:
+                if self._index == 0:
+                    raise LiveError(f"cannot read video {self.name}: it has no frames OpenCV can decode")
+                return None
+            now = time.perf_counter()
+            failing_since = failing_since if failing_since is not None else now
+            if now - failing_since >= self.disconnect_after:
+                raise LiveError(f"{self.name} disconnected (no picture for {self.disconnect_after:.0f} s "
+                                f"after {self._index} frames); plug it back in and start again")
+            time.sleep(0.02)
+        now = time.perf_counter()
+        stream_time = (now - self._opened_at) if self.is_camera else self._index / self.fps
+        frame = Frame(self._index, stream_time, np.ascontiguousarray(image, dtype=np.uint8), now)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self.capture.release()
+
+
+class ArraySource:
+    """Frames replayed from images in memory (BGR uint8 (H, W, 3) each), ``loops`` times over
+    (``None``: forever). For tests and benchmarks; behaves like a video file."""
+
+    def __init__(self, images: Sequence[Image], fps: float = 30.0, *, loops: int | None = 1,
+                 name: str = "frames in memory") -> None:
+        if not images:
+            raise ValueError("images must hold at least one frame")
+        if fps <= 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        self.images = images
+        self.fps = fps
+        self.loops = loops
+        self.name = name
+        self.is_camera = False
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        if self.loops is not None and self._index >= self.loops * len(self.images):
+            return None
+        image = self.images[self._index % len(self.images)]
+        frame = Frame(self._index, self._index / self.fps, image, time.perf_counter())
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        pass
+
+
+class LatestFrameReader:
+    """Reads a source in a background thread and hands out only the newest frame.
+
+    ``read`` blocks until a frame newer than the last one handed out arrives; frames that
+    arrived in between are dropped (counted in ``skipped``), so a slow consumer sees the table
+    as it is now, not as it was. With ``pace_fps`` the thread waits between frames as a camera
+    would (to replay a video file in real time); a camera paces itself.
+    """
+
+    def __init__(self, source: FrameSource, pace_fps: float | None = None) -> None:
+        self.source = source
+        self.name = source.name
+        self.fps = source.fps
+        self.is_camera = source.is_camera
+        self.skipped = 0
+        self._pace = 1.0 / pace_fps if pace_fps else 0.0
+        self._latest: Frame | None = None
+        self._ended = False
+        self._error: LiveError | None = None
+        self._stop = threading.Event()
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="setfinder-capture", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_due = time.perf_counter()
+        try:
+            while not self._stop.is_set():
+                frame = self.source.read()
+                with self._ready:
+                    if frame is None:
+                        self._ended = True
+                    else:
+                        if self._latest is not None:
+                            self.skipped += 1
+                        self._latest = frame
+                    self._ready.notify_all()
+                if frame is None:
+                    return
+                if self._pace:
+                    next_due += self._pace
+                    delay = next_due - time.perf_counter()
+                    if delay > 0:
+                        self._stop.wait(delay)
+                    else:
+                        next_due = time.perf_counter()  # behind: do not try to catch up
+        except Exception as error:  # noqa: BLE001 (handed to the reading thread, not lost)
+            failure = error if isinstance(error, LiveError) else LiveError(f"{self.name} failed: {error}")
+            with self._ready:
+                self._error = failure
+                self._ready.notify_all()
+
+    def read(self) -> Frame | None:
+        with self._ready:
+            while self._latest is None and not self._ended and self._error is None:
+                if not self._thread.is_alive():
+                    raise LiveError(f"{self.name}: the capture thread stopped")
+                self._ready.wait(timeout=0.5)
+            frame, self._latest = self._latest, None
+            if frame is not None:
+                return frame
+            if self._error is not None:
+                raise self._error
+            return None
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5.0)
+        self.source.close()
+
+
+# -- what the picture shows -----------------------------------------------------------------------
+class MotionMeter:
+    """Says whether the picture changed since the previous frame (a hand, the camera moving).
+
+    Frames are shrunk to 1/8 size in grey (which also averages away sensor noise) and compared
+    pixel by pixel; the picture is moving when more than ``fraction`` of the small pixels
+    changed by more than ``level`` grey levels.
+    """
+
+    def __init__(self, level: int = 18, fraction: float = 0.01) -> None:
+        self.level = level
+        self.fraction = fraction
+        self._previous: npt.NDArray[np.uint8] | None = None
+
+    def update(self, image: Image) -> bool:
+        """``image`` BGR uint8 (H, W, 3); returns True when it differs from the previous one."""
+        small = cv2.resize(image, (max(1, image.shape[1] // 8), max(1, image.shape[0] // 8)),
+                           interpolation=cv2.INTER_AREA)
+        grey: npt.NDArray[np.uint8] = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
+        previous, self._previous = self._previous, grey
+        if previous is None or previous.shape != grey.shape:
+            return False
+        changed = cv2.absdiff(grey, previous) > self.level
+        return bool(np.count_nonzero(changed) > self.fraction * changed.size)
+
+
+ViewMode = Literal["all", "one", "hint"]
+
+
+@dataclass
+class SetView:
+    """Which SETs to draw, steered by keys: ``n``/``p`` step through SETs one at a time, ``a``
+    shows all, ``h`` marks one card of a SET only (press again for another SET's card)."""
+
+    mode: ViewMode = "all"
+    index: int = 0
+
+    def press(self, key: str) -> None:
+        if key == "a":
+            self.mode = "all"
+        elif key in ("n", "p"):
+            if self.mode == "one":
+                self.index += 1 if key == "n" else -1
+            self.mode = "one"
+        elif key == "h":
+            if self.mode == "hint":
+                self.index += 1
+            self.mode = "hint"
+
+    def choose(self, board: Board) -> tuple[list[tuple[int, int, int]], list[int], int | None, str]:
+        """(SETs to draw, their colour numbers, hint card index or None, banner) for ``board``."""
+        sets = board.sets()
+        if self.mode == "all" or not sets:
+            return sets, list(range(len(sets))), None, _verdict_banner(board)
+        number = self.index % len(sets)
+        triple = sets[number]
+        ids = " ".join(str(i + 1) for i in triple)
+        if self.mode == "one":
+            return [triple], [number], None, f"SET {number + 1} of {len(sets)}: {ids}"
+        return [], [], triple[0], f"Hint: card {triple[0] + 1} is in a SET"
+
+
+def _verdict_banner(board: Board) -> str:
+    if board.verdict == "no-set":
+        return "No SET: deal three more"
+    return verdict_text(board)
+
+
+def annotate(image: Image, steady: SteadyBoard, view: SetView, fps: float) -> Image:
+    """The frame with the steady board drawn on it, a banner and a status line."""
+    board = steady.board if steady.board is not None else _empty_board(image)
+    sets, numbers, hint, banner = view.choose(board)
+    if steady.status == "starting":
+        banner = "Looking for cards..."
+    elif steady.status == "hold-still":
+        banner = "Hold still (showing the last steady answer)"
+    status = f"{fps:4.1f} fps | {len(board.cards)} cards | {steady.seen} in view | {steady.status}"
+    return draw_board(image, board, sets=sets, set_numbers=numbers, banner=banner, status=status,
+                      hint=hint)
+
+
+def frame_record(frame: Frame, steady: SteadyBoard) -> dict[str, Any]:
+    """One JSON line of ``--jsonl``: the frame, the tracker's status, and the steady board in
+    the `setfinder find --json` schema (an empty board before the first one settles)."""
+    board = steady.board if steady.board is not None else _empty_board(frame.image)
+    return {"frame": frame.index, "time": round(frame.time, 3), "status": steady.status,
+            "seen": steady.seen, "version": steady.version, **board_to_json(board)}
+
+
+def _empty_board(image: Image) -> Board:
+    return Board((), int(image.shape[1]), int(image.shape[0]))
+
+
+# -- outputs --------------------------------------------------------------------------------------
+class VideoRecorder:
+    """Writes annotated frames to an MP4 (mp4v) or AVI (MJPG) file; opened on the first frame,
+    when the frame size is known."""
+
+    def __init__(self, path: str | Path, fps: float) -> None:
+        self.path = Path(path)
+        if self.path.suffix.lower() not in (".mp4", ".avi"):
+            raise LiveError(f"--record {self.path}: the file must end in .mp4 or .avi")
+        if not self.path.parent.is_dir():
+            raise LiveError(f"--record {self.path}: folder {self.path.parent} does not exist")
+        self.fps = fps
+        self._writer: cv2.VideoWriter | None = None
+
+    def write(self, image: Image) -> None:
+        if self._writer is None:
+            fourcc = cv2.VideoWriter.fourcc(*("MJPG" if self.path.suffix.lower() == ".avi" else "mp4v"))
+            with _quiet_opencv():
+                writer = cv2.VideoWriter(str(self.path), fourcc, self.fps, (image.shape[1], image.shape[0]))
+            if not writer.isOpened():
+                raise LiveError(f"cannot write video {self.path}; check the folder is writable")
+            self._writer = writer
+        self._writer.write(image)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None
+
+
+class Window:
+    """The on-screen view; `window_problem` must have said a window can open."""
+
+    def __init__(self, title: str = WINDOW_TITLE) -> None:
+        self.title = title
+        cv2.namedWindow(self.title, cv2.WINDOW_NORMAL)
+
+    def show(self, image: Image) -> str | None:
+        """Show ``image``; return the key pressed (lower-case letter, "esc"), "closed" when the
+        window was closed, or None."""
+        cv2.imshow(self.title, image)
+        code = cv2.waitKey(1)
+        if cv2.getWindowProperty(self.title, cv2.WND_PROP_VISIBLE) < 1:
+            return "closed"
+        if code < 0:
+            return None
+        code &= 0xFF
+        return "esc" if code == 27 else chr(code).lower()
+
+    def close(self) -> None:
+        cv2.destroyWindow(self.title)
+
+
+def window_problem() -> str | None:
+    """Why no window can be opened here (no display, OpenCV without windows), or None.
+
+    Some OpenCV builds abort the whole process when a window cannot reach a display, so the
+    question is asked of a short-lived child process, never of this one.
+    """
+    if "GUI:" in cv2.getBuildInformation() and _gui_backend() == "NONE":
+        return "this OpenCV has no window support (opencv-python-headless)"
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display found (DISPLAY is not set)"
+    probe = "import cv2; cv2.namedWindow('probe'); cv2.waitKey(1); cv2.destroyAllWindows()"
+    try:
+        result = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return "a test window did not open in time"
+    if result.returncode != 0:
+        return f"a test window could not open on display {os.environ.get('DISPLAY', '?')}"
+    return None
+
+
+def _gui_backend() -> str:
+    for line in cv2.getBuildInformation().splitlines():
+        if line.strip().startswith("GUI:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+@contextmanager
+def _quiet_opencv() -> Iterator[None]:
+    """OpenCV logs its own warnings when a camera or file will not open; we say it in one line.
+
+    FFmpeg's log level is read from the environment when OpenCV first starts FFmpeg, so it is
+    set (unless the user chose one) before the first capture and stays set.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    previous = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        cv2.utils.logging.setLogLevel(previous)
+
+
+# -- the loop -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LiveResult:
+    """One processed frame: the frame, the steady answer after it, and timings.
+
+    ``latency_ms`` runs from the frame's arrival to its answer being out (drawn, written);
+    ``process_ms`` is the time spent on this frame alone; ``fps`` is the processing rate over
+    the last second or so.
+    """
+
+    frame: Frame
+    steady: SteadyBoard
+    latency_ms: float
+    process_ms: float
+    fps: float
+
+
+@dataclass
+class LiveSummary:
+    """How a run went: frames processed and skipped, time taken, why it stopped."""
+
+    processed: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    stopped_by: str = "end of video"
+    last: SteadyBoard | None = None
+    recent_latency_ms: deque[float] = field(default_factory=lambda: deque(maxlen=300))
+
+    @property
+    def fps(self) -> float:
+        return self.processed / self.seconds if self.seconds > 0 else 0.0
+
+
+class Recognise(Protocol):
+    def read_board(self, image: Image) -> Board: ...
+
+
+def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracker | None = None,
+             window: Window | None = None, recorder: VideoRecorder | None = None,
+             jsonl: IO[str] | None = None, realtime: bool | None = None,
+             max_frames: int | None = None, motion: MotionMeter | None = None,
+             on_result: Callable[[LiveResult], None] | None = None) -> LiveSummary:
+    """Process frames from ``source`` until it ends, the user quits, or ``max_frames``.
+
+    ``realtime`` (default: only for cameras) reads the source in a background thread that keeps
+    only the newest frame, skipping frames when processing falls behind; otherwise every frame
+    is processed in order. The source (and recorder, window) are closed on the way out, also
+    when an error is raised. Raises `LiveError` when the camera stops delivering frames.
+    """
+    tracker = tracker or BoardTracker()
+    motion = motion or MotionMeter()
+    view = SetView()
+    realtime = source.is_camera if realtime is None else realtime
+    frames: FrameSource = LatestFrameReader(source, None if source.is_camera else source.fps) \
+        if realtime else source
+    summary = LiveSummary()
+    processed_at: deque[float] = deque(maxlen=31)
+    started = time.perf_counter()
+    try:
+        while max_frames is None or summary.processed < max_frames:
+            frame = frames.read()
+            if frame is None:
+                summary.stopped_by = "end of video"
+                break
+            begun = time.perf_counter()
+            board = recognizer.read_board(frame.image)
+            steady = tracker.update(board, scene_moving=motion.update(frame.image))
+            fps = _rate(processed_at)
+            key = None
+            if window is not None or recorder is not None:
+                annotated = annotate(frame.image, steady, view, fps)
+                if recorder is not None:
+                    recorder.write(annotated)
+                if window is not None:
+                    key = window.show(annotated)
+            if jsonl is not None:
+                jsonl.write(json.dumps(frame_record(frame, steady)) + "\n")
+                jsonl.flush()
+            done = time.perf_counter()
+            processed_at.append(done)
+            summary.processed += 1
+            summary.last = steady
+            summary.recent_latency_ms.append((done - frame.captured_at) * 1000.0)
+            if on_result is not None:
+                on_result(LiveResult(frame, steady, (done - frame.captured_at) * 1000.0,
+                                     (done - begun) * 1000.0, fps))
+            if key in ("q", "esc", "closed"):
+                summary.stopped_by = "window closed" if key == "closed" else "quit"
+                break
+            if key:
+                view.press(key)
+        else:
+            summary.stopped_by = "frame limit"
+    finally:
+        summary.seconds = time.perf_counter() - started
+        summary.skipped = frames.skipped if isinstance(frames, LatestFrameReader) else 0
+        frames.close()
+        if recorder is not None:
+            recorder.close()
+        if window is not None:
+            window.close()
+    return summary
+
+
+def _rate(times: deque[float]) -> float:
+    """Frames per second over the timestamps kept (perf_counter seconds, oldest first)."""
+    if len(times) < 2 or times[-1] <= times[0]:
+        return 0.0
+    return (len(times) - 1) / (times[-1] - times[0])
