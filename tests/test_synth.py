@@ -164,3 +164,43 @@ def test_cli_refuses_an_impossible_board(tmp_path, capsys) -> None:
     code = main(["synth", "--cards", "21", "--deal", "no-set", "--out", str(tmp_path)])
     assert code == 1
     assert "20" in capsys.readouterr().err
+
+
+def test_clip_truth_follows_the_cards_taken_and_dealt() -> None:
+    from vision.video import cards_on_table, generate_clip
+
+    frames = list(generate_clip(9, seconds=2.0, fps=6, size=(320, 240)))
+    assert len(frames) == 12
+    truths = [truth for _, truth in frames]
+    assert all(image.shape == (240, 320, 3) for image, _ in frames)
+    first, last = set(cards_on_table(truths[0])), set(cards_on_table(truths[-1]))
+    took = [Card.parse(c) for t in truths for c in t["events"].get("took", [])]
+    dealt = [Card.parse(c) for t in truths for c in t["events"].get("dealt", [])]
+    assert len(took) == 3 and len(dealt) == 3
+    assert find_sets(took) == [(0, 1, 2)]  # the hand takes a SET
+    assert set(took) <= first and not set(took) & last
+    assert set(dealt) <= last and not set(dealt) & first
+    assert last == (first - set(took)) | set(dealt)
+    counts = [len(cards_on_table(t)) for t in truths]
+    assert counts[0] == counts[-1] == 12 and min(counts) == 9
+    # Cards leave the table only while taking and arrive only while dealing.
+    for before, after in zip(truths, truths[1:]):
+        gone = set(cards_on_table(before)) - set(cards_on_table(after))
+        new = set(cards_on_table(after)) - set(cards_on_table(before))
+        assert not gone or after["phase"] == "taking"
+        assert not new or after["phase"] == "dealing"
+    assert any(e.get("in_hand") for t in truths for e in t["cards"])
+
+
+def test_write_clip_makes_a_video_and_truth_lines(tmp_path) -> None:
+    from vision.video import write_clip
+
+    video, truth_path, frames = write_clip(tmp_path / "clip", 4, seconds=1.0, fps=5, size=(320, 240), n_cards=6)
+    lines = truth_path.read_text().splitlines()
+    assert frames == 5 == len(lines)
+    capture = cv2.VideoCapture(str(video))
+    read = 0
+    while capture.read()[0]:
+        read += 1
+    capture.release()
+    assert read == 5

@@ -31,7 +31,7 @@ def _paint(canvas: FloatImage, owner: npt.NDArray[np.int16], mask: npt.NDArray[n
     owner[mask > 0.5] = PROP_OWNER
 
 
-def _skin(rng: np.random.Generator) -> npt.NDArray[np.float32]:
+def skin_colour(rng: np.random.Generator) -> npt.NDArray[np.float32]:
     """A skin reflectance (BGR) from light to dark tones."""
     light = np.array([0.55, 0.65, 0.85], np.float32)
     dark = np.array([0.18, 0.25, 0.38], np.float32)

@@ -351,7 +351,7 @@ def _choose_props(spec: SceneSpec, rng: np.random.Generator) -> list[dict[str, A
                 np.array([spec.width / 2, spec.height / 2])
             tip = target + rng.normal(0, px * 0.3, 2)
             chosen.append({"kind": kind, "tip": tip.tolist(), "direction": _edge_direction(tip, spec, rng),
-                           "skin": props._skin(rng).tolist()})
+                           "skin": props.skin_colour(rng).tolist()})
             continue
         if kind == "cable":
             chosen.append({"kind": kind, "seed": int(rng.integers(2**31))})
@@ -391,16 +391,13 @@ def draw_scene(spec: SceneSpec, *, frame_seed: int | None = None, hand: dict[str
     in_hand_start = len(spec.cards)
     if extra_cards:
         all_cards += [(in_hand_start + k, c) for k, c in enumerate(extra_cards)]
-    # Cards are 0.2-0.3 mm thick: a soft contact shadow around each one.
+    # Cards are 0.2-0.3 mm thick: a soft contact shadow around each card lying on the table.
     if spec.effects > 0:
-        shadow = np.zeros((h, w), np.float32)
-        for _, placed in all_cards:
-            quad = spec.to_image(placed.plane)
-            cv2.fillConvexPoly(shadow, np.round(quad * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-        soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, spec.card_px * 0.04))
-        offset = np.float32([[1, 0, spec.card_px * 0.02], [0, 1, spec.card_px * 0.03]])
-        soft = cv2.warpAffine(soft, offset, (w, h))
-        canvas *= (1.0 - 0.35 * soft)[..., None]
+        key = ("contact", tuple(tuple(np.round(c.plane[0], 2)) for c in spec.cards))
+        if key not in spec.cache:
+            spec.cache = {k: v for k, v in spec.cache.items() if k[0] != "contact"}
+            spec.cache[key] = _contact_shadow(spec)
+        canvas *= spec.cache[key]
     quads = {}
     for index, placed in all_cards:
         quads[index] = _draw_card(canvas, owner, index, placed, spec)
@@ -427,6 +424,19 @@ def draw_scene(spec: SceneSpec, *, frame_seed: int | None = None, hand: dict[str
         image = np.clip(canvas * 255.0 + 0.5, 0, 255).astype(np.uint8)
     truth = _truth(spec, all_cards, quads, owner, in_hand_start)
     return image, truth
+
+
+def _contact_shadow(spec: SceneSpec) -> FloatImage:
+    """The darkening (height, width, 1) float32 that cards cast on the table right around them."""
+    w, h = spec.width, spec.height
+    shadow = np.zeros((h, w), np.float32)
+    for placed in spec.cards:
+        quad = spec.to_image(placed.plane)
+        cv2.fillConvexPoly(shadow, np.round(quad * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, spec.card_px * 0.04))
+    offset = np.float32([[1, 0, spec.card_px * 0.02], [0, 1, spec.card_px * 0.03]])
+    soft = cv2.warpAffine(soft, offset, (w, h))
+    return (1.0 - 0.35 * soft)[..., None]
 
 
 def _table_layer(spec: SceneSpec) -> FloatImage:
