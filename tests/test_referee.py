@@ -20,16 +20,17 @@ class RealTable:
     """Cards lying in the slots of a 3-row grid, dealt from a seeded shuffled deck.
 
     Slot i is column i // 3, row i % 3; a reading lists the cards row by row (reading order).
-    Taken cards are replaced in their slots while 12 or fewer are out; otherwise the last cards
+    Taken cards are replaced in their slots while 12 (``base``) or fewer are out; otherwise the last cards
     move into the gaps, as a dealer tidies a 15-card table back to 12.
     """
 
-    def __init__(self, seed: int, cards: Sequence[Card] | None = None) -> None:
+    def __init__(self, seed: int, cards: Sequence[Card] | None = None, base: int = 12) -> None:
         deck = list(cards) if cards is not None else full_deck()
         if cards is None:
             random.Random(seed).shuffle(deck)
-        self.slots: list[Card] = deck[:12]
-        self.pile: list[Card] = deck[12:]
+        self.base = base  # cards out after a deal: 12, or 9 with the easy deck
+        self.slots: list[Card] = deck[:base]
+        self.pile: list[Card] = deck[base:]
 
     def board(self, uncertain: Sequence[Card] = (), shift: float = 0.0) -> Board:
         placed = []
@@ -42,7 +43,7 @@ class RealTable:
         return Board(tuple(seen for _, seen in placed), 800, 520)
 
     def take(self, cards: Sequence[Card]) -> None:
-        if len(self.slots) <= 12 and self.pile:
+        if len(self.slots) <= self.base and self.pile:
             for card in cards:
                 self.slots[self.slots.index(card)] = self.pile.pop(0)
         else:

@@ -200,14 +200,16 @@ def _open_source(args: argparse.Namespace) -> TableSource:
         return BoardFileSource(Path(args.boards))
     if args.photos is None and args.video is None and args.camera is None:
         raise UserError("say where the table comes from: --photos DIR, --video FILE, --camera N or --boards FILE")
-    recognizer = _recognizer()
     if args.photos is not None:
-        return PhotoSource(Path(args.photos), recognizer)
+        photos = PhotoSource(Path(args.photos), None)  # checks the folder before loading models
+        photos.recognizer = _recognizer()
+        return photos
+    if args.video is not None and not Path(args.video).is_file():
+        raise UserError(f"--video {args.video}: no such file")
+    recognizer = _recognizer()
     import cv2
 
     if args.video is not None:
-        if not Path(args.video).is_file():
-            raise UserError(f"--video {args.video}: no such file")
         return FrameSource(cv2.VideoCapture(args.video), args.video, recognizer, camera=False)
     return FrameSource(cv2.VideoCapture(args.camera), f"camera {args.camera}", recognizer, camera=True)
 
@@ -277,7 +279,8 @@ class Session:
                 return False
             elif command == "claim":
                 self._claim(rest)
-            elif rest and all(w.isdigit() for w in rest):  # "Ana 3 7 9": a claim by Ana
+            elif rest and (all(w.isdigit() for w in rest)  # "Ana 3 7 9": a claim by Ana
+                           or any(command == p.lower() for p in self.referee.players)):
                 self._claim(words)
             else:
                 raise RefereeError(f"unknown command {words[0]!r}; type 'help' for the list")

@@ -1,0 +1,294 @@
+"""`setfinder referee`: typed commands over board files and generated photo sequences; exact
+output, the log, and its replay."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.cards import Card, easy_deck, find_sets, full_deck, is_set
+from core.referee import Referee, read_log, replay
+from setfinder.cli import main
+from setfinder.commands.referee import BoardFileSource, run_commands
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_referee import RealTable, layout_without_set  # noqa: E402  (shared table simulator)
+
+
+def board_line(table: RealTable) -> str:
+    from vision.report import board_to_json
+
+    return json.dumps(board_to_json(table.board()))
+
+
+def cli(tmp_path: Path, args: Sequence[str], commands: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "setfinder", "referee", *args], input="\n".join(commands) + "\n",
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+
+
+def test_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["referee", "--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0
+    assert "Example: setfinder referee --players Ana,Ben" in out and "claim Ana 3 7 9" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--boards", "b.jsonl"], "name the players: --players Ana,Ben"),
+    (["--players", "Ana,Ana", "--boards", "b.jsonl"], "bad --players: player names must differ"),
+    (["--players", "Ana"], "say where the table comes from"),
+    (["--players", "Ana", "--photos", "nowhere"], "--photos nowhere: not a folder"),
+    (["--players", "Ana", "--boards", "missing.jsonl"], "--boards missing.jsonl: No such file"),
+    (["--replay", "missing.jsonl"], "--replay missing.jsonl: No such file"),
+])
+def test_usage_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "b.jsonl").write_text("")
+    result = cli(tmp_path, args, [])
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"setfinder: error: {message}") and result.stderr.count("\n") == 1
+
+
+def test_a_session_over_board_files_gives_exact_answers_and_a_replayable_log(tmp_path: Path) -> None:
+    table = RealTable(4)
+    lines = [board_line(table)]
+    first = table.board()
+    triple = find_sets([s.card for s in first.cards])[0]
+    positions = " ".join(str(i + 1) for i in triple)
+    table.take([first.cards[i].card for i in triple])
+    lines.append(board_line(table))
+    (tmp_path / "boards.jsonl").write_text("\n".join(lines) + "\n")
+    wrong = next(k for k in range(3, 13) if not is_set(*(first.cards[i].card for i in (0, 1, k - 1))))
+    commands = [f"Ana 1 2 {wrong}", f"claim Ben {positions}", "noset", "next", "undo",
+                "Cleo 1 2 3", "Ben 4 4 5", "Ben 1 2 13", "Ben 1 two 3", "foo", "end", "Ana 1 2 3"]
+    result = cli(tmp_path, ["--players", "Ana,Ben", "--boards", "boards.jsonl", "--log", "game.jsonl"], commands)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.splitlines()
+    assert out[0] == "[boards.jsonl line 1] Round 1 dealt by Ana: 12 cards, positions 1-12."
+    assert out[1].startswith("Not a SET: ") and out[1].endswith(". Ana -1")
+    assert out[2] == "SET! Ben +1. Take the three cards; dealer, deal three more."
+    assert out[3:11] == [
+        "error: the table is being dealt: show it after the dealer has acted, then call",
+        "[boards.jsonl line 2] Table accepted: 12 cards, 66 in the pile.",
+        "error: the table changed after the last call: it can no longer be undone",
+        "error: unknown player 'Cleo': the players are Ana, Ben",
+        "error: position 4 is named twice: a SET is three different cards",
+        "error: no card at position 13: the table has positions 1 to 12",
+        "error: positions are numbers: claim Ben 3 7 9 (got 1 two 3)",
+        "error: unknown command 'foo'; type 'help' for the list",
+    ]
+    assert out[11:] == ["round  dealer    Ana    Ben",
+                        "1      Ana        -1      1 (unfinished)",
+                        "total             -1      1",
+                        "Winner: Ben with 1",
+                        "(game ended before its last round was over)"]  # nothing after "end"
+    events = read_log((tmp_path / "game.jsonl").read_text().splitlines())
+    assert [e["event"] for e in events] == ["start", "table", "claim", "claim", "table", "end"]
+    assert events[-1]["scores"] == {"Ana": -1, "Ben": 1}
+    replayed = cli(tmp_path, ["--replay", "game.jsonl"], [])
+    assert replayed.returncode == 0 and replayed.stdout.splitlines()[-1] == "Replayed scores match the log."
+    # A log whose recorded scores were altered no longer matches its own replay.
+    events[-1]["scores"] = {"Ana": 5, "Ben": 1}
+    (tmp_path / "forged.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    forged = cli(tmp_path, ["--replay", "forged.jsonl"], [])
+    assert forged.returncode == 1 and "differ from the log's" in forged.stdout
+
+
+def test_json_output_is_the_log(tmp_path: Path) -> None:
+    (tmp_path / "boards.jsonl").write_text(board_line(RealTable(4)) + "\n")
+    result = cli(tmp_path, ["--players", "Ana", "--boards", "boards.jsonl", "--json", "--log", "log.jsonl"],
+                 ["Bob 1 2 3"])
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    assert printed[2] == {"event": "message", "message": "error: unknown player 'Bob': the players are Ana"}
+    assert [p for p in printed if p["event"] != "message"] == read_log(
+        (tmp_path / "log.jsonl").read_text().splitlines())
+
+
+class ListSource:
+    """Views from a list of boards made on demand by the test (a table that plays along)."""
+
+    def __init__(self) -> None:
+        self.queue: list[Any] = []
+
+    def next_view(self) -> Any:
+        return self.queue.pop(0) if self.queue else None
+
+
+def test_a_whole_game_through_typed_commands(tmp_path: Path) -> None:
+    from setfinder.commands.referee import View
+
+    referee = Referee(["Ana", "Ben"], easy=True)
+    deck = easy_deck()
+    random.Random(8).shuffle(deck)
+    table = RealTable(0, deck, base=9)
+    source = ListSource()
+    out = io.StringIO()
+    source.queue.append(View("deal", table.board()))
+    from setfinder.commands.referee import Session
+
+    session = Session(referee, source, out)
+    session.next_view()
+    expected = {"Ana": 0, "Ben": 0}
+    turn = 0
+    while not referee.is_over:
+        cards = [s.card for s in referee.table]
+        sets = find_sets(cards)
+        player = ("Ana", "Ben")[turn % 2]
+        turn += 1
+        if sets:
+            taken = [cards[i] for i in sets[0]]
+            session.execute(f"{player} " + " ".join(str(i + 1) for i in sets[0]))
+            expected[player] += 1
+            if referee.is_over:
+                break
+            table.take(taken)
+        else:
+            session.execute(f"noset {player}")
+            if not table.pile:
+                break
+            table.deal_three()
+        source.queue.append(View(f"view {turn}", table.board()))
+        session.execute("next")
+    session.execute("end")
+    text = out.getvalue()
+    assert referee.scores == expected
+    assert "error" not in text and "not accepted" not in text
+    winner = max(expected, key=lambda p: expected[p])
+    assert text.rstrip().splitlines()[-1] in (f"Winner: {winner} with {expected[winner]}",
+                                              f"Tie: Ana, Ben with {expected['Ana']}")
+    assert replay(referee.events).scores == expected
+
+
+# -- generated photos through the recognizer -------------------------------------------------------
+def _recognizer() -> Any:
+    from vision.recognize import Recognizer
+
+    try:
+        return Recognizer()
+    except (OSError, ValueError) as error:
+        pytest.skip(f"card reader model not available ({error})")
+
+
+class PhotoTable:
+    """A table photographed by the scene generator: one seed (same table, light and camera),
+    the cards laid out in slot order; positions come from the truth corners in reading order."""
+
+    def __init__(self, folder: Path, seed: int) -> None:
+        self.folder, self.seed, self.count = folder, seed, 0
+        self.positions: dict[Card, int] = {}
+
+    def photograph(self, cards: Sequence[Card]) -> None:
+        import cv2
+
+        from vision.recognize import reading_order
+        from vision.scene import generate_scene
+
+        image, truth = generate_scene(self.seed, len(cards), cards=list(cards), layout="grid", tilt=5.0,
+                                      partial=False, overlap=False, effects=0.0, distractors=False)
+        self.count += 1
+        assert cv2.imwrite(str(self.folder / f"photo-{self.count:02d}.png"), image)
+        corners = [tuple(tuple(p) for p in c["corners"]) for c in truth["cards"]]
+        order = reading_order(corners)  # type: ignore[arg-type]
+        self.positions = {Card.parse(truth["cards"][i]["card"]): n for n, i in enumerate(order, 1)}
+
+    def ids(self, cards: Sequence[Card]) -> str:
+        return " ".join(str(self.positions[c]) for c in cards)
+
+
+def test_a_game_refereed_from_generated_photos(tmp_path: Path) -> None:
+    """An easy-deck game photographed after every deal: claims right and wrong, a wrong "no SET",
+    a taken card misread back on the table, deals of three, and the end of the game."""
+    recognizer = _recognizer()
+    from setfinder.commands.referee import PhotoSource
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    camera = PhotoTable(folder, seed=31)
+    deck = easy_deck()
+    random.Random(5).shuffle(deck)
+    slots, pile = deck[:9], deck[9:]
+    camera.photograph(slots)
+    commands: list[str] = []
+    expected = {"Ana": 0, "Ben": 0}
+    players = ("Ana", "Ben")
+    flagged_once = False
+    for turn in range(40):
+        player = players[turn % 2]
+        sets = find_sets(slots)
+        if not sets:
+            commands.append(f"noset {player}")
+            if not pile:
+                break
+            slots, pile = slots + pile[:3], pile[3:]
+        else:
+            taken = [slots[i] for i in sets[0]]
+            if turn % 3 == 1:  # a wrong claim first: -1, the cards stay
+                wrong = next(t for t in ((0, 1, k) for k in range(2, len(slots)))
+                             if not is_set(*(slots[i] for i in t)))
+                commands.append(f"{player} {camera.ids([slots[i] for i in wrong])}")
+                expected[player] -= 1
+            if turn % 4 == 2:
+                commands.append(f"noset {player} hint")  # refused, nothing changes
+            commands.append(f"claim {player} {camera.ids(taken)}")
+            expected[player] += 1
+            if len(slots) <= 9 and pile:
+                slots = [pile[taken.index(c)] if c in taken else c for c in slots]
+                pile = pile[3:]
+            else:
+                slots = [c for c in slots if c not in taken]
+            if not pile and not find_sets(slots):
+                break
+            if not flagged_once:  # first a photo in which a taken card is read back: flagged
+                camera.photograph([taken[0]] + slots[1:])
+                commands.append("next")
+                flagged_once = True
+        camera.photograph(slots)
+        commands.append("next")
+    out = io.StringIO()
+    referee = Referee(list(players), easy=True)
+    session = run_commands(referee, PhotoSource(folder, recognizer), commands, out)
+    text = out.getvalue()
+    assert "error" not in text, text
+    assert text.count("Table not accepted") == 1 and "was taken in" in text, text
+    assert referee.is_over and referee.scores == expected, text
+    assert session.referee.summary().complete
+    assert replay(referee.events).scores == expected
+
+
+def test_no_set_from_generated_photos_deals_three_and_goes_back_to_twelve(tmp_path: Path) -> None:
+    recognizer = _recognizer()
+    from setfinder.commands.referee import PhotoSource
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    camera = PhotoTable(folder, seed=17)
+    order = layout_without_set(seed=2)
+    slots, pile = order[:12], order[12:]
+    camera.photograph(slots)
+    commands = ["noset Ana"]
+    slots = slots + pile[:3]
+    camera.photograph(slots)
+    commands.append("next")
+    taken = [slots[i] for i in find_sets(slots)[0]]
+    commands.append(f"claim Ben {camera.ids(taken)}")
+    slots = [c for c in slots if c not in taken]
+    camera.photograph(slots)
+    commands += ["next", "table"]
+    out = io.StringIO()
+    referee = Referee(["Ana", "Ben"])
+    run_commands(referee, PhotoSource(folder, recognizer), commands, out, out_dir=tmp_path / "annotated")
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "No SET among 12: deal three more", out.getvalue()
+    assert lines[2] == "[photo-02.png] Table accepted: 15 cards, 66 in the pile."
+    assert lines[3] == "SET! Ben +1. Take the three cards (no cards are dealt)."
+    assert lines[4] == "[photo-03.png] Table accepted: 12 cards, 66 in the pile."
+    assert referee.scores == {"Ana": 0, "Ben": 1}
+    assert len(list((tmp_path / "annotated").glob("*.jpg"))) == 6  # 3 photos + 3 rulings
