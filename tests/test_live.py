@@ -222,7 +222,27 @@ def test_motion_meter_ignores_sensor_noise_and_sees_a_hand() -> None:
     hand = noisy.copy()
     cv2.circle(hand, (300, 500), 120, (140, 170, 220), -1)
     assert meter.update(hand) is True
-    assert meter.update(hand) is False  # still again
+    # The hand stays: the picture counts as moving until the hand is in every frame kept.
+    assert [meter.update(hand) for _ in range(6)] == [True, True, True, True, False, False]
+
+
+def test_motion_meter_adds_up_slow_movement() -> None:
+    """A blob creeping 3 pixels a frame (too little to see between two frames) is movement."""
+    meter = MotionMeter()
+    frames = []
+    for step in range(12):
+        image = np.full((720, 960, 3), 80, np.uint8)
+        cv2.rectangle(image, (200 + 3 * step, 200), (500 + 3 * step, 500), (200, 200, 200), -1)
+        frames.append(image)
+    moving = [meter.update(image) for image in frames]
+    assert not any(moving[:1]) and all(moving[5:])
+    assert MotionMeter(lag=1).update(frames[0]) is False and not _moves_between(frames[5], frames[6])
+
+
+def _moves_between(a: np.ndarray, b: np.ndarray) -> bool:
+    meter = MotionMeter(lag=1)
+    meter.update(a)
+    return meter.update(b)
 
 
 def test_set_view_steps_through_sets_and_hints_one_card() -> None:

@@ -275,27 +275,32 @@ class LatestFrameReader:
 
 # -- what the picture shows -----------------------------------------------------------------------
 class MotionMeter:
-    """Says whether the picture changed since the previous frame (a hand, the camera moving).
+    """Says whether the picture is changing (a hand over the table, the camera moving).
 
-    Frames are shrunk to 1/8 size in grey (which also averages away sensor noise) and compared
-    pixel by pixel; the picture is moving when more than ``fraction`` of the small pixels
-    changed by more than ``level`` grey levels.
+    Each frame is shrunk to 1/8 size in grey (which also averages away sensor noise) and
+    compared with the frame ``lag`` frames before it, so that slow movement, a few pixels a
+    frame, adds up to a visible change; the picture is moving when more than ``fraction`` of
+    the small pixels changed by more than ``level`` grey levels. Keeps ``lag`` small frames.
     """
 
-    def __init__(self, level: int = 18, fraction: float = 0.01) -> None:
+    def __init__(self, level: int = 18, fraction: float = 0.01, lag: int = 5) -> None:
+        if lag < 1:
+            raise ValueError(f"lag must be at least 1 frame, got {lag}")
         self.level = level
         self.fraction = fraction
-        self._previous: npt.NDArray[np.uint8] | None = None
+        self._recent: deque[npt.NDArray[np.uint8]] = deque(maxlen=lag)
 
     def update(self, image: Image) -> bool:
-        """``image`` BGR uint8 (H, W, 3); returns True when it differs from the previous one."""
+        """``image`` BGR uint8 (H, W, 3); True when it differs from the one ``lag`` frames ago
+        (or, early on, from the oldest one kept)."""
         small = cv2.resize(image, (max(1, image.shape[1] // 8), max(1, image.shape[0] // 8)),
                            interpolation=cv2.INTER_AREA)
         grey: npt.NDArray[np.uint8] = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-        previous, self._previous = self._previous, grey
-        if previous is None or previous.shape != grey.shape:
+        reference = self._recent[0] if self._recent else None
+        self._recent.append(grey)
+        if reference is None or reference.shape != grey.shape:
             return False
-        changed = cv2.absdiff(grey, previous) > self.level
+        changed = cv2.absdiff(grey, reference) > self.level
         return bool(np.count_nonzero(changed) > self.fraction * changed.size)
 
 
@@ -394,6 +399,14 @@ class VideoRecorder:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+
+
+class Display(Protocol):
+    """Where annotated frames are shown: `Window`, or a stand-in (benchmarks draw but show nothing)."""
+
+    def show(self, image: Image) -> str | None: ...
+
+    def close(self) -> None: ...
 
 
 class Window:
@@ -500,7 +513,7 @@ class Recognise(Protocol):
 
 
 def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracker | None = None,
-             window: Window | None = None, recorder: VideoRecorder | None = None,
+             window: Display | None = None, recorder: VideoRecorder | None = None,
              jsonl: IO[str] | None = None, realtime: bool | None = None,
              max_frames: int | None = None, motion: MotionMeter | None = None,
              on_result: Callable[[LiveResult], None] | None = None) -> LiveSummary:

@@ -41,9 +41,10 @@ Status = Literal["starting", "steady", "hold-still"]
 class TrackerSettings:
     """The tracker's knobs, in frames and in card sizes (``sqrt`` of a card's pixel area).
 
-    The defaults suit a camera processed at about 30 frames per second: a removed or dealt card
-    reaches the steady board within about ``drop_after + settle_frames`` (8) frames, a quarter
-    of a second.
+    The defaults suit a camera processed at about 30 frames per second: a card taken by a hand
+    leaves the steady board ``settle_frames`` (3) frames after the hand has gone, one that
+    vanishes with nothing moving after ``drop_after`` (10) frames; a dealt card arrives after
+    about ``confirm_hits + settle_frames`` frames.
     """
 
     window: int = 15  # readings kept per track for the vote
@@ -52,7 +53,9 @@ class TrackerSettings:
     replace_after: int = 5  # identical readings in a row, differing in >= 2 attributes: a swap
     confirm_hits: int = 3  # a new track is a card once seen in this many frames
     tentative_drop_after: int = 2  # an unconfirmed track is forgotten after this many misses
-    drop_after: int = 5  # a card missing this many settled frames is gone from the table
+    # A card missing this long is gone from the table, but only decided on a settled frame: a
+    # card taken by a hand has been missing all the while, so it goes as soon as the hand has.
+    drop_after: int = 10
     forget_after: int = 150  # ... and after this many frames whatever happens (memory bound)
     settle_frames: int = 3  # settled frames in a row before a new board is published
     hold_after: int = 5  # unsettled frames in a row before the status says "hold-still"
