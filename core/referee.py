@@ -278,7 +278,8 @@ class Referee:
             state = (f"round {self.round}, dealer {self.dealer}, {len(self._table)} cards on the table, "
                      f"{self.pile_size} in the pile")
             if self._pending is not None:
-                state += ", waiting for the deal"
+                state += (", waiting for the deal" if self._pending.to_arrive
+                          else ", waiting for the three cards to be taken away")
         return f"{state}; scores: {scores}"
 
     def table_text(self) -> str:
@@ -309,9 +310,10 @@ class Referee:
         if change.is_empty:
             readability_changed = _readability(seen) != _readability(self._table)
             self._table, self._size = seen, (board.width, board.height)
+            message = "Same cards; readings updated." if readability_changed else "Same table."
             if readability_changed:  # matters to later calls, so the log keeps it
-                self._emit_table(board, seen, "accepted", (), (), (), "Same cards; readings updated.")
-            return Observation(True, False, (), (), (), "Same table.")
+                self._emit_table(board, seen, "accepted", (), (), (), message)
+            return Observation(True, False, (), (), (), message)
         flags = self._check_change(seen, change.left, change.arrived, change.in_place)
         if flags:
             message = ("Table not accepted: " + " ".join(f.message for f in flags)

@@ -148,30 +148,38 @@ class PhotoSource:
         return None
 
 
-class FrameSource:
-    """A video file or camera: frames are read one by one, passed through live mode's tracker,
-    and a view is the next steady board that differs from the last one given."""
+class SteadyViews:
+    """Views from a video or camera: live mode's frame sources, motion meter and tracker, so a
+    view is the next *steady* board (cards settled, no hand moving) that differs from the last.
 
-    def __init__(self, capture: Any, name: str, recognizer: Any, *, camera: bool) -> None:
+    ``frames`` is a `vision.live.FrameSource`; ``max_frames`` bounds one `next_view` (a camera
+    pointed at an unchanging table would otherwise wait for ever).
+    """
+
+    def __init__(self, frames: Any, recognizer: Any, *, max_frames: int | None = None) -> None:
+        from vision.live import MotionMeter
         from vision.tracking import BoardTracker
 
-        if not capture.isOpened():
-            raise UserError(f"cannot open {name}; check the file or camera number")
-        self.capture, self.name, self.recognizer, self.camera = capture, name, recognizer, camera
+        self.frames, self.recognizer, self.max_frames = frames, recognizer, max_frames
         self.tracker = BoardTracker()
-        self._frame = 0
-        self._version = 0
+        self.motion = MotionMeter()
 
     def next_view(self) -> View | None:
-        for _ in range(MAX_FRAMES_PER_VIEW if self.camera else sys.maxsize):
-            ok, frame = self.capture.read()
-            if not ok:
+        from vision.live import LiveError
+
+        read = 0
+        while self.max_frames is None or read < self.max_frames:
+            try:
+                frame = self.frames.read()
+            except LiveError as error:
+                raise UserError(str(error)) from None
+            if frame is None:
                 return None
-            self._frame += 1
-            steady = self.tracker.update(self.recognizer.read_board(frame))
-            if steady.board is not None and steady.version != self._version:
-                self._version = steady.version
-                return View(f"{self.name} frame {self._frame}", steady.board, frame)
+            read += 1
+            board = self.recognizer.read_board(frame.image)
+            steady = self.tracker.update(board, scene_moving=self.motion.update(frame.image))
+            if steady.changed and steady.board is not None:
+                return View(f"{self.frames.name} frame {frame.index}", steady.board, frame.image)
         return None
 
 
@@ -204,14 +212,16 @@ def _open_source(args: argparse.Namespace) -> TableSource:
         photos = PhotoSource(Path(args.photos), None)  # checks the folder before loading models
         photos.recognizer = _recognizer()
         return photos
-    if args.video is not None and not Path(args.video).is_file():
-        raise UserError(f"--video {args.video}: no such file")
-    recognizer = _recognizer()
-    import cv2
+    from vision.live import LatestFrameReader, LiveError, VideoSource
 
-    if args.video is not None:
-        return FrameSource(cv2.VideoCapture(args.video), args.video, recognizer, camera=False)
-    return FrameSource(cv2.VideoCapture(args.camera), f"camera {args.camera}", recognizer, camera=True)
+    try:
+        if args.video is not None:
+            return SteadyViews(VideoSource.open_video(args.video), _recognizer())
+        # A camera is read in its own thread keeping only the newest frame, as in live mode.
+        camera = LatestFrameReader(VideoSource.open_camera(args.camera))
+    except LiveError as error:
+        raise UserError(str(error)) from None
+    return SteadyViews(camera, _recognizer(), max_frames=MAX_FRAMES_PER_VIEW)
 
 
 def _recognizer() -> Any:
