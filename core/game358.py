@@ -22,6 +22,13 @@ option              default                alternatives
                                            many tricks in one hand wins the session at once.
 ==================  =====================  ======================================================
 
+On who leads trick 1 the sheet reads two ways: its play section says the announcer leads, while
+its targets line calls the player on the dealer's right "first" (the Spanish *mano*, who leads
+in the sheet's counter-clockwise tradition). The engine follows the play section by default and
+offers the other reading, and the common English rule (dealer's left leads), as options. The
+exchange's "the one with the higher target exchanges first" uses the targets of the hand about
+to be played, since those are the seats' targets when the exchange happens.
+
 Seats are 0, 1, 2 in the direction of play, which is clockwise: seat ``s + 1`` sits on the left
 of seat ``s`` and plays after it. For a hand dealt by seat ``d`` the targets are dealer 8,
 dealer's left ``d + 1`` 5, dealer's right ``d + 2`` 3; the next hand is dealt by ``d + 1``.
@@ -93,7 +100,7 @@ class SessionOverError(Rule358Error):
     """Asked to deal after the session ended, or before the hand in play was finished."""
 
 
-class CardParseError(ValueError):
+class PlayingCardParseError(ValueError):
     """Text that does not name a playing card (not a rules error: a reading error)."""
 
 
@@ -160,12 +167,12 @@ class Suit(enum.IntEnum):
     def parse(text: str) -> Suit:
         """Read a suit from "s", "S", "♠", "♤", "spade" or "spades" (any case).
 
-        :raises CardParseError: when the text names no suit.
+        :raises PlayingCardParseError: when the text names no suit.
         """
         key = text.strip().lower() if isinstance(text, str) else ""
         suit = _SUIT_WORDS.get(key) or _SUIT_WORDS.get(key.rstrip("s"))
         if suit is None:
-            raise CardParseError(f"not a suit: {text!r} (write s, h, d, c, a symbol, or the name)")
+            raise PlayingCardParseError(f"not a suit: {text!r} (write s, h, d, c, a symbol, or the name)")
         return suit
 
 
@@ -221,17 +228,17 @@ class PlayingCard:
     def parse(text: str) -> PlayingCard:
         """Read "10♥", "10h", "Th", "AS", "q♠" (rank then suit, any case, spaces ignored).
 
-        :raises CardParseError: saying how to write a card.
+        :raises PlayingCardParseError: saying how to write a card.
         """
         if not isinstance(text, str):
-            raise CardParseError(f"card text must be a string, got {type(text).__name__}")
+            raise PlayingCardParseError(f"card text must be a string, got {type(text).__name__}")
         compact = "".join(text.split())
         if len(compact) >= 2:
             rank = _RANK_WORDS.get(compact[:-1].lower())
             suit = _SUIT_WORDS.get(compact[-1].lower())
             if rank is not None and suit is not None:
                 return _DECK[13 * int(suit) + rank - 2]
-        raise CardParseError(f"not a card: {text!r} (write the rank then the suit, e.g. 10h, AS, Q♠)")
+        raise PlayingCardParseError(f"not a card: {text!r} (write the rank then the suit, e.g. 10h, AS, Q♠)")
 
     @property
     def code(self) -> str:
@@ -253,7 +260,7 @@ class PlayingCard:
 _DECK: Final = tuple(PlayingCard(rank, suit) for suit in Suit for rank in RANKS)
 
 
-def full_deck() -> list[PlayingCard]:
+def french_deck() -> list[PlayingCard]:
     """The 52 cards, clubs 2..A, diamonds, hearts, spades (index order)."""
     return list(_DECK)
 
@@ -540,13 +547,13 @@ class Hand358:
         self.targets = targets_for(dealer)
         self.announcer: Seat = seat_of(self.rules.announcer, dealer)
         self._hands = [set(cards) for cards in hands]
-        self._kitty = list(kitty)
+        self._kitty_cards = tuple(kitty)
         if len(self._hands) != 3 or any(len(h) != HAND_SIZE for h in self._hands):
             raise ValueError(f"a deal is three hands of {HAND_SIZE} cards, got sizes "
                              f"{[len(h) for h in self._hands]}")
-        if len(self._kitty) != KITTY_SIZE:
-            raise ValueError(f"the kitty has {KITTY_SIZE} cards, got {len(self._kitty)}")
-        dealt = [c for h in self._hands for c in h] + self._kitty
+        if len(self._kitty_cards) != KITTY_SIZE:
+            raise ValueError(f"the kitty has {KITTY_SIZE} cards, got {len(self._kitty_cards)}")
+        dealt = [c for h in self._hands for c in h] + list(self._kitty_cards)
         if len(set(dealt)) != DECK_SIZE:
             raise ValueError("a deal must use each of the 52 cards exactly once")
         self.previous_points: tuple[int, int, int] | None = None
@@ -561,7 +568,6 @@ class Hand358:
         self.exchanges: list[Exchange] = []
         self.trump: Suit | None = None
         self.kitty_taken = False
-        self._kitty_cards = tuple(self._kitty)
         self._discards: list[PlayingCard] = []
         self.tricks: list[Trick] = []
         self._current: list[PlayingCard] = []
@@ -573,7 +579,7 @@ class Hand358:
         """Shuffle with ``rng`` and deal one card at a time clockwise from the dealer's left;
         the last 4 cards are the kitty."""
         _check_seat(dealer, "dealer")
-        deck = full_deck()
+        deck = french_deck()
         rng.shuffle(deck)
         hands: list[list[PlayingCard]] = [[], [], []]
         for i, card in enumerate(deck[:3 * HAND_SIZE]):

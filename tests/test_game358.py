@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.game358 import (
-    DECK_SIZE, Action, CardNotHeldError, CardParseError, Exchange, Hand358, HandResult, MustFollowSuitError,
+    DECK_SIZE, Action, CardNotHeldError, PlayingCardParseError, Exchange, Hand358, HandResult, MustFollowSuitError,
     OutOfTurnError, PlayingCard, Rule358Error, Rules358, Session358, SessionOverError, Suit, Transfer,
-    WrongPhaseError, exchange_plan, exchange_return, full_deck, left_of, parse_cards, right_of, role_of,
+    WrongPhaseError, exchange_plan, exchange_return, french_deck, left_of, parse_cards, right_of, role_of,
     session_totals, session_winner, targets_for, trick_winner,
 )
 from core.strategy358 import (
@@ -32,7 +32,7 @@ def deal(dealer: int, fixed: dict[int, str], kitty: str = "", *, rules: Rules358
     kitty_cards = parse_cards(kitty)
     used = {c for h in hands for c in h} | set(kitty_cards)
     assert len(used) == sum(map(len, hands)) + len(kitty_cards), "a card is named twice"
-    rest = [c for c in full_deck() if c not in used]
+    rest = [c for c in french_deck() if c not in used]
     for hand in hands:
         while len(hand) < 16:
             hand.append(rest.pop(0))
@@ -42,14 +42,14 @@ def deal(dealer: int, fixed: dict[int, str], kitty: str = "", *, rules: Rules358
 
 # -- cards ----------------------------------------------------------------------------------------
 def test_deck_has_52_distinct_cards_and_index_round_trips() -> None:
-    deck = full_deck()
+    deck = french_deck()
     assert len(deck) == len(set(deck)) == DECK_SIZE == 52
     for i, card in enumerate(deck):
         assert card.index == i and PlayingCard.from_index(i) is card
 
 
 def test_every_card_parses_from_its_text_forms() -> None:
-    for card in full_deck():
+    for card in french_deck():
         assert C(str(card)) == card
         assert C(card.code) == card
         assert C(card.code.upper()) == card
@@ -60,7 +60,7 @@ def test_every_card_parses_from_its_text_forms() -> None:
 
 @pytest.mark.parametrize("text", ["", "A", "1h", "11h", "10x", "AA", "h10", "10 of hearts"])
 def test_bad_card_text_is_a_named_parse_error(text: str) -> None:
-    with pytest.raises(CardParseError, match="not a card"):
+    with pytest.raises(PlayingCardParseError, match="not a card"):
         C(text)
 
 
@@ -68,7 +68,7 @@ def test_suits_parse_from_letters_symbols_and_names() -> None:
     for text in ("s", "S", "♠", "spade", "Spades"):
         assert Suit.parse(text) is Suit.SPADES
     assert Suit.parse("♦") is Suit.DIAMONDS and Suit.parse("hearts") is Suit.HEARTS
-    with pytest.raises(CardParseError):
+    with pytest.raises(PlayingCardParseError):
         Suit.parse("trumps")
 
 
@@ -92,12 +92,12 @@ def test_deal_gives_16_16_16_and_a_kitty_of_4_reproducibly() -> None:
     again = Hand358.deal(1, random.Random(5))
     sizes = [len(hand.cards_of(s)) for s in range(3)]
     assert sizes == [16, 16, 16] and len(hand.kitty) == 4
-    assert set().union(*(hand.cards_of(s) for s in range(3)), hand.kitty) == set(full_deck())
+    assert set().union(*(hand.cards_of(s) for s in range(3)), hand.kitty) == set(french_deck())
     assert [hand.cards_of(s) for s in range(3)] == [again.cards_of(s) for s in range(3)]
 
 
 def test_a_bad_deal_is_refused() -> None:
-    deck = full_deck()
+    deck = french_deck()
     with pytest.raises(ValueError, match="16 cards"):
         Hand358(0, [deck[:15], deck[15:31], deck[31:47]], deck[47:51])
     with pytest.raises(ValueError, match="exactly once"):
@@ -466,7 +466,7 @@ def check_invariants(hand: Hand358) -> None:
     played = [c for t in hand.tricks for c in t.cards] + [c for _, c in hand.current_trick]
     places = [*(hand.cards_of(s) for s in range(3)), hand.kitty, hand.discards, played]
     assert sum(len(p) for p in places) == 52
-    assert set().union(*map(set, places)) == set(full_deck())
+    assert set().union(*map(set, places)) == set(french_deck())
     for seat in range(3):
         view = hand.view_for(seat)
         assert set(view.hand) == hand.cards_of(seat)

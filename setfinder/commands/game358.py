@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from core.game358 import (
-    ROLES, Action, CardParseError, Hand358, HandView, PlayingCard, Rule358Error, Rules358,
+    ROLES, Action, PlayingCardParseError, Hand358, HandView, PlayingCard, Rule358Error, Rules358,
     Session358, Suit, Trick, role_of, sort_for_display,
 )
 from core.strategy358 import HeuristicPlayer, Player358, RandomPlayer, simulate
@@ -303,7 +303,7 @@ class TerminalGame:
                     if hand.to_move != HUMAN or hand.phase != view.phase:
                         break
                 return
-            except (Rule358Error, CardParseError) as error:
+            except (Rule358Error, PlayingCardParseError) as error:
                 self.say(f"  Not allowed: {error}")
                 if applied:  # part of a list of discards went through: ask again afresh
                     return
@@ -336,7 +336,7 @@ class TerminalGame:
         make = {"exchange": Action.pass_card, "discard": Action.discard, "play": Action.play}[view.phase]
         words = command.replace(",", " ").split()
         if view.phase != "discard" and len(words) > 1:
-            raise CardParseError(f"one card at a time, please (got {command!r})")
+            raise PlayingCardParseError(f"one card at a time, please (got {command!r})")
         actions = []
         for word in words:
             if word.isdigit() and view.phase == "play" and 1 <= int(word) <= len(legal):
