@@ -586,6 +586,11 @@ class Hand358:
             hands[(dealer + 1 + i) % 3].append(card)
         return cls(dealer, hands, deck[3 * HAND_SIZE:], rules=rules, previous_points=previous_points)
 
+    def __repr__(self) -> str:
+        trump = self.trump.symbol if self.trump is not None else "-"
+        return (f"<Hand358 dealer={self.dealer} phase={self.phase} to_move={self.to_move} "
+                f"trump={trump} tricks={len(self.tricks)}/16 won={self.tricks_won}>")
+
     # -- state questions ---------------------------------------------------------------------------
     @property
     def phase(self) -> Phase:
