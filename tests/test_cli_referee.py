@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from core.board import Board, SeenCard
+from core.board import Board, Corners, SeenCard
 from core.cards import Card, easy_deck, find_sets, is_set
 from core.referee import Referee, read_log, replay
 from setfinder.cli import main
@@ -211,8 +211,11 @@ class PhotoTable:
                                       partial=False, overlap=False, effects=0.0, distractors=False)
         self.count += 1
         assert cv2.imwrite(str(self.folder / f"photo-{self.count:02d}.png"), image)
-        corners = [tuple(tuple(p) for p in c["corners"]) for c in truth["cards"]]
-        order = reading_order(corners)  # type: ignore[arg-type]
+        corners: list[Corners] = [
+            ((float(a[0]), float(a[1])), (float(b[0]), float(b[1])), (float(c[0]), float(c[1])),
+             (float(d[0]), float(d[1])))
+            for a, b, c, d in (entry["corners"] for entry in truth["cards"])]
+        order = reading_order(corners)
         self.positions = {Card.parse(truth["cards"][i]["card"]): n for n, i in enumerate(order, 1)}
         self.truth_boards.append(Board(tuple(SeenCard(Card.parse(truth["cards"][i]["card"]), corners[i], 1.0)
                                              for i in order), truth["width"], truth["height"]))

@@ -74,8 +74,8 @@ def layout_without_set(seed: int) -> list[Card]:
             return list(deck)
 
 
-def seen_at(card: Card, x: float, y: float, **flags: bool) -> SeenCard:
-    return SeenCard(card, ((x, y), (x + 90, y), (x + 90, y + 140), (x, y + 140)), 0.9, **flags)
+def seen_at(card: Card, x: float, y: float) -> SeenCard:
+    return SeenCard(card, ((x, y), (x + 90, y), (x + 90, y + 140), (x, y + 140)), 0.9)
 
 
 C = Card.parse
@@ -111,9 +111,9 @@ def test_repeated_cards_gives_positions() -> None:
 
 
 # -- claims ----------------------------------------------------------------------------------------
-def dealt_referee(players: Sequence[str] = ("Ana", "Ben"), seed: int = 5, **options: bool) -> tuple[Referee, RealTable]:
+def dealt_referee(players: Sequence[str] = ("Ana", "Ben"), seed: int = 5) -> tuple[Referee, RealTable]:
     ticks = iter(range(1_000_000))
-    referee = Referee(players, clock=lambda: 1_800_000_000.0 + next(ticks), **options)
+    referee = Referee(players, clock=lambda: 1_800_000_000.0 + next(ticks))
     table = RealTable(seed)
     referee.observe(table.board())
     return referee, table
