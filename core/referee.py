@@ -40,7 +40,7 @@ import datetime
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Literal
 
 from core.board import Board, SeenCard
@@ -306,6 +306,7 @@ class Referee:
         seen = number_table(self._table, board.cards)
         if self._game.phase != "playing":
             return self._observe_deal(board, seen)
+        seen, corrections = self._trust_confident_readings(seen)
         change = compare_tables(self._table, seen)
         if change.is_empty:
             readability_changed = _readability(seen) != _readability(self._table)
@@ -314,17 +315,72 @@ class Referee:
             if readability_changed:  # matters to later calls, so the log keeps it
                 self._emit_table(board, seen, "accepted", (), (), (), message)
             return Observation(True, False, (), (), (), message)
-        flags = self._check_change(seen, change.left, change.arrived, change.in_place)
+        # A correction is the same card read better: not a card leaving or arriving.
+        left = list((Counter(change.left) - Counter(corrections.keys())).elements())
+        arrived = list((Counter(change.arrived) - Counter(corrections.values())).elements())
+        in_place = [pair for pair in change.in_place if pair not in corrections.items()]
+        flags = self._check_change(seen, left, arrived, in_place)
+        if not flags and corrections:
+            flags = self._correct_actions(corrections)
         if flags:
             message = ("Table not accepted: " + " ".join(f.message for f in flags)
                        + " Keeping the last good table; show the table again.")
             self._emit_table(board, seen, "flagged", change.left, change.arrived, flags, message)
             return Observation(False, True, change.left, change.arrived, tuple(flags), message)
         self._table, self._size = seen, (board.width, board.height)
-        self._changed_since = [True] * len(self._changed_since)
-        message = self._follow_deal(change.left, change.arrived)
+        notes = [f"Reading corrected: card {[s.card for s in seen].index(new) + 1} is {new}"
+                 f" (was read, without confidence, as {old})." for old, new in corrections.items()]
+        if left or arrived:
+            self._changed_since = [True] * len(self._changed_since)
+            notes.append(self._follow_deal(left, arrived))
+        message = " ".join(notes)
         self._emit_table(board, seen, "accepted", change.left, change.arrived, (), message)
         return Observation(True, True, change.left, change.arrived, (), message)
+
+    def _trust_confident_readings(self, seen: tuple[SeenCard, ...]
+                                  ) -> tuple[tuple[SeenCard, ...], dict[Card, Card]]:
+        """Where a card at the same place reads differently and nothing was taken from there,
+        keep whichever reading was confident.
+
+        Returns the reading with unsure re-readings of confidently read cards put back to their
+        old value, and the corrections ``{old: new}`` of cards first read without confidence
+        and now read with it.
+        """
+        before = {s.card: s for s in self._table}
+        leaving = self._pending.to_leave if self._pending is not None else Counter()
+        corrections: dict[Card, Card] = {}
+        keep: dict[int, SeenCard] = {}
+        for old, new in compare_tables(self._table, seen).in_place:
+            if old in leaving:
+                continue  # a taken card's place: the new card there is the dealer's replacement
+            index = next(i for i, s in enumerate(seen) if s.card == new and i not in keep)
+            was, now = before[old], seen[index]
+            if not was.is_readable and now.is_readable:
+                corrections[old] = new
+            elif was.is_readable and not now.is_readable:
+                keep[index] = replace(now, card=old, confidence=was.confidence, uncertain=False)
+        if keep:
+            seen = number_table(self._table, [keep.get(i, s) for i, s in enumerate(seen)])
+        return seen, corrections
+
+    def _correct_actions(self, corrections: dict[Card, Card]) -> list[Flag]:
+        """Tell the engine a card was misread all along: rewrite it in every action, replay.
+
+        Safe for scores: a card read without confidence never took part in a scored call.
+        """
+        saved = [(a.cards, a.dealt) for a in self._actions]
+        for action in self._actions:
+            action.cards = tuple(corrections.get(c, c) for c in action.cards)
+            if action.dealt is not None:
+                action.dealt = tuple(corrections.get(c, c) for c in action.dealt)
+        try:
+            self._rebuild()
+        except GameError as error:
+            for action, (cards, dealt) in zip(self._actions, saved):
+                action.cards, action.dealt = cards, dealt
+            self._rebuild()
+            return [Flag("misread", f"the corrected reading does not fit the game so far ({error}).")]
+        return []
 
     def _observe_deal(self, board: Board, seen: tuple[SeenCard, ...]) -> Observation:
         """Between rounds (or before the first): wait for a full, new layout, then deal it."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -451,3 +452,34 @@ def test_end_early_gives_an_unfinished_summary() -> None:
 def test_read_log_names_a_bad_line() -> None:
     with pytest.raises(ValueError, match="log line 2 is not JSON"):
         read_log(['{"event": "start"}', "not json"])
+
+
+def misread_board(table: RealTable, slot: int, as_card: Card, *, uncertain: bool) -> Board:
+    """The table's reading with the card in ``slot`` read as ``as_card``."""
+    truth = table.board()
+    wrong = table.slots[slot]
+    cards = tuple(replace(s, card=as_card, uncertain=uncertain) if s.card == wrong else s for s in truth.cards)
+    return Board(cards, truth.width, truth.height)
+
+
+def test_a_card_first_read_without_confidence_is_corrected_by_a_confident_reading() -> None:
+    table = RealTable(seed=10)  # the card in slot 4 is in a SET: (0, 2, 4)
+    real = table.slots[4]
+    guess = table.pile[-1]  # a card still in the pile, misread at the deal
+    referee = Referee(["Ana", "Ben"])
+    referee.observe(misread_board(table, 4, guess, uncertain=True))
+    observation = referee.observe(table.board())
+    position = positions_of(referee, [real])[0]
+    assert observation.accepted and observation.message == (
+        f"Reading corrected: card {position} is {real} (was read, without confidence, as {guess}).")
+    assert real in referee._game.table and guess not in referee._game.table  # the engine agrees
+    cards = [table.slots[i] for i in (0, 2, 4)]
+    assert referee.claim("Ben", positions_of(referee, cards)).kind == "set"
+    assert replay(referee.events).scores == referee.scores
+
+
+def test_a_confident_reading_is_kept_over_a_later_unsure_one() -> None:
+    referee, table = dealt_referee()
+    observation = referee.observe(misread_board(table, 2, table.pile[0], uncertain=True))
+    assert observation.accepted and observation.message == "Same table."
+    assert [s.card for s in referee.table] == [s.card for s in table.board().cards]
