@@ -80,20 +80,24 @@ def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.
     masks = []
     _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks.append((global_white, 0.5))
-    # Local contrast: paper brighter than its surroundings (grey cloth, uneven light).
+    # Local contrast equalisation lifts the faint step between a white card and a pale or dim
+    # table, so the local threshold and the edges below see it.
+    equalised = _CLAHE.apply(whiteness)
     block = max(31, (min(image.shape[:2]) // 6) | 1)
-    local_white = cv2.adaptiveThreshold(whiteness, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+    local_white = cv2.adaptiveThreshold(equalised, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                         cv2.THRESH_BINARY, block, -8)
     masks.append((local_white, 0.5))
     # Edges: regions enclosed by edges, for white-on-white and for cards that touch.
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 20, 60)
+    edges = cv2.Canny(equalised, 30, 90)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     masks.append((cv2.bitwise_not(edges), 2.0))
     # Touching cards merge in the whiteness maps; eroding separates them along the seam.
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     masks.append((cv2.erode(global_white, kernel), 3.5))
     return masks
+
+
+_CLAHE = cv2.createCLAHE(clipLimit=4.0, tileGridSize=(8, 8))
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
@@ -114,30 +118,64 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         if not min_area <= area <= max_area:
             continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
-        if area < 0.7 * rw * rh:
-            continue  # far from any quadrilateral: skip the costly fit
         if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
                and 0.9 < q.area / (rw * rh) < 1.1 for q in found):
             continue  # the same card, already found in an earlier map
-        quad = _fit_quad(contour)
-        if quad is None:
-            continue
-        quad_area = cv2.contourArea(quad)
-        if quad_area <= 0 or area / quad_area < MIN_FILL or area / quad_area > 1.08:
-            continue
-        xs, ys = contour[:, 0, 0], contour[:, 0, 1]
-        partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
-                       or xs.max() >= width - 1 - BORDER_MARGIN
-                       or ys.max() >= height - 1 - BORDER_MARGIN)
-        corners = order_corners(_grow(quad, inset))
-        aspect = _aspect(corners)
-        if not partial and not MIN_ASPECT <= aspect <= MAX_ASPECT:
-            continue
-        paper = _paper_fraction(image, corners)
-        if paper < 0.6:
-            continue
-        quads.append(CardQuad(corners, partial, score=float(area / quad_area) * paper))
+        quad = _card_quad(contour, area, image, inset) if area >= 0.7 * rw * rh else None
+        if quad is not None:
+            quads.append(quad)
+        elif area >= 2 * min_area:
+            quads.extend(_split_blob(contour, mask.shape, image, inset, min_area))
     return quads
+
+
+def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[np.uint8],
+               inset: float) -> CardQuad | None:
+    """The card an outline traces, or None when the outline is not card-like."""
+    height, width = image.shape[:2]
+    quad = _fit_quad(contour)
+    if quad is None:
+        return None
+    quad_area = cv2.contourArea(quad)
+    if quad_area <= 0 or not MIN_FILL <= area / quad_area <= 1.08:
+        return None
+    xs, ys = contour[:, 0, 0], contour[:, 0, 1]
+    partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
+                   or xs.max() >= width - 1 - BORDER_MARGIN or ys.max() >= height - 1 - BORDER_MARGIN)
+    corners = order_corners(_grow(quad, inset))
+    if not partial and not MIN_ASPECT <= _aspect(corners) <= MAX_ASPECT:
+        return None
+    paper = _paper_fraction(image, corners)
+    if paper < 0.6:
+        return None
+    return CardQuad(corners, partial, score=float(area / quad_area) * paper)
+
+
+def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: npt.NDArray[np.uint8],
+                inset: float, min_area: float) -> list[CardQuad]:
+    """Cards that touch merge into one blob; eroding the blob by growing amounts opens the thin
+    seams between them. The first erosion that yields two or more cards wins."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 2
+    blob = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    cv2.drawContours(blob, [contour - [x - pad, y - pad]], -1, 255, -1)
+    for radius in (1, 2, 3, 5):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+        eroded = cv2.erode(blob, kernel)
+        parts, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if len(parts) < 2:
+            continue
+        cards = []
+        for part in parts:
+            part_area = cv2.contourArea(part)
+            if part_area < min_area:
+                continue
+            quad = _card_quad(part + [x - pad, y - pad], part_area, image, inset + radius)
+            if quad is not None:
+                cards.append(quad)
+        if len(cards) >= 2:
+            return cards
+    return []
 
 
 def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
@@ -248,13 +286,30 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     target = np.array([[0, 0], [size[0] - 1, 0], [size[0] - 1, size[1] - 1], [0, size[1] - 1]],
                       dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
-    patch = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA).astype(np.float32)
+    raw = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA)
+    # Sensor noise in dim light is not texture: a median filter removes it and keeps edges
+    # (but also thin ink lines, so ink is looked for in the unfiltered patch).
+    patch = cv2.medianBlur(raw, 3).astype(np.float32)
     typical = np.median(patch[_RING], axis=0)
-    if typical.max() < 50 or typical.max() > 2.2 * max(typical.min(), 1.0):
+    # Paper under warm lamps turns orange, under daylight blue, but never as tinted as a
+    # coloured surface.
+    if typical.max() < 20 or typical.max() > 3.0 * max(typical.min(), 1.0):
         return 0.0
-    # Evenness against the local mean, so that a smooth light gradient still counts as even.
-    local = cv2.blur(patch, (9, 9))
-    close = np.all(np.abs(patch - local)[_RING] < 0.08 * typical.max() + 5, axis=1)
+    # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
+    # card still counts as even paper.
+    ring = patch[_RING]
+    coefficients, *_ = np.linalg.lstsq(_RING_DESIGN, ring, rcond=None)
+    residual = np.abs(ring - _RING_DESIGN @ coefficients)
+    close = np.all(residual < 0.08 * typical.max() + 5, axis=1)
+    # Every card carries one to three printed symbols: ink must stand out of the paper's noise
+    # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
+    noise = float(np.median(residual.max(axis=1)))
+    yy, xx = np.nonzero(_MIDDLE)
+    paper_there = np.column_stack([yy, xx, np.ones(len(yy))]) @ coefficients
+    difference = np.abs(raw[_MIDDLE].astype(np.float32) - paper_there).max(axis=1)
+    ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
+    if not 0.01 <= ink <= 0.8:
+        return 0.0
     return float(close.mean())
 
 
@@ -270,6 +325,9 @@ def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
 
 _RING_PATCH = (40, 64)
 _RING = _ring_mask(_RING_PATCH)
+_RING_DESIGN = np.column_stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
+_MIDDLE = np.zeros(_RING_PATCH[::-1], dtype=bool)
+_MIDDLE[8:-8, 6:-6] = True
 
 
 def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
