@@ -404,7 +404,7 @@ class Referee:
         self._record(_Action("deal", self.dealer, cards))
         message = f"Round {self._game.round} dealt by {self._game.dealer}: {size} cards, positions 1-{size}."
         if self._game.phase != "playing":  # a layout without SET and nothing to deal (tiny decks only)
-            message += " " + self._round_news()
+            message += " No SET and nothing left to deal: " + self._round_news()
         self._emit_table(board, seen, "accepted", (), cards, (), message)
         return Observation(True, True, (), cards, (), message)
 
@@ -466,8 +466,8 @@ class Referee:
         pending.action.dealt = tuple(pending.arrived)
         self._rebuild()
         message = f"Table accepted: {len(self._table)} cards, {self.pile_size} in the pile."
-        if self._game.phase != phase:  # the real cards dealt can end the round differently
-            message += " " + self._round_news()
+        if self._game.phase != phase and self._game.phase != "playing":
+            message += " No SET left and the pile is empty: " + self._round_news()
         return message
 
     # -- calls ----------------------------------------------------------------------------------
@@ -498,8 +498,10 @@ class Referee:
         if result.is_set:
             message = f"SET! {player} +1"
             self._pending = _Pending(self._actions[-1], Counter((a, b, c)), len(result.replacements))
+            if result.cancels_penalty:
+                message += " (cancels a 'no SET' penalty)"
             if self._game.phase != phase:
-                message += ". " + self._round_news()
+                message += ". No SET left and the pile is empty: " + self._round_news()
             elif result.replacements:
                 message += ". Take the three cards; dealer, deal three more."
             else:
@@ -553,12 +555,12 @@ class Referee:
         elif added:
             message = f"No SET among {n}: deal {_NUMBER_WORDS.get(added, str(added))} more"
             self._pending = _Pending(self._actions[-1], Counter(), added)
+            for name, delta in points.items():
+                message += f". {name} {delta:+d} (solitaire penalty)"
         else:
             message = f"No SET among {n} and the pile is empty"
-        for name, delta in points.items():
-            message += f". {name} {delta:+d} (solitaire penalty)"
-        if self._game.phase != phase:
-            message += ". " + self._round_news()
+            if self._game.phase != phase:
+                message += ": " + self._round_news()
         ruling = Ruling("no-set", message, result.reason, points)
         self._emit("noset", claim={"player": player}, verdict="no-set", reason=ruling.reason,
                    message=message, points=points)
@@ -684,12 +686,12 @@ class Referee:
         return game.call_no_set(action.player, dealt)
 
     def _round_news(self) -> str:
+        """"the game is over. ..." or "round 1 is over. ...", after the reason it ended."""
+        scores = _scores_text(self.scores)
         if self._game.is_over:
-            outcome = self._game.outcome
-            tail = f" Solitaire {outcome}." if outcome else ""
-            return f"No SET left and the pile is empty: the game is over.{tail} Scores: {_scores_text(self.scores)}"
-        return (f"No SET left and the pile is empty: round {self._game.round} is over."
-                f" Scores: {_scores_text(self.scores)}. Next dealer: {self.dealer}.")
+            outcome = f" Solitaire {self._game.outcome}." if self._game.outcome else ""
+            return f"the game is over.{outcome} Scores: {scores}"
+        return f"round {self._game.round} is over. Scores: {scores}. Next dealer: {self.dealer}."
 
     def _hint_text(self, sets: Sequence[tuple[int, int, int]]) -> str:
         return f"Hint: card {sets[0][0] + 1} is in a SET."

@@ -396,6 +396,9 @@ def test_a_whole_group_game_scores_by_the_rules_and_replays(seed: int) -> None:
     events = read_log(lines.getvalue().splitlines())
     assert events == referee.events
     assert events[0]["event"] == "start" and events[-1]["event"] == "end"
+    last_call = str(events[-2]["message"])
+    assert ("No SET left and the pile is empty: the game is over. Scores: " in last_call
+            or "and the pile is empty: the game is over. Scores: " in last_call), last_call
     assert all(set(e) >= {"time", "board", "claim", "verdict", "reason", "scores"} for e in events)
     assert events[-1]["scores"] == expected
     rebuilt = replay(events)

@@ -96,9 +96,14 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UserError(f"bad --players: {error}") from None
         source = _open_source(args)
-        session = Session(referee, source, sys.stdout, out_dir=Path(args.out) if args.out else None,
-                          json_mode=args.json)
-        session.run(sys.stdin)
+        try:
+            session = Session(referee, source, sys.stdout, out_dir=Path(args.out) if args.out else None,
+                              json_mode=args.json)
+            session.run(sys.stdin)
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()  # a camera's capture thread, a video file
     finally:
         if log_file is not None:
             log_file.close()
@@ -163,6 +168,9 @@ class SteadyViews:
         self.frames, self.recognizer, self.max_frames = frames, recognizer, max_frames
         self.tracker = BoardTracker()
         self.motion = MotionMeter()
+
+    def close(self) -> None:
+        self.frames.close()
 
     def next_view(self) -> View | None:
         from vision.live import LiveError
