@@ -541,7 +541,7 @@ class Referee:
             message = "There is a SET."
             if hint:
                 message += " " + self._hint_text(sets)
-            self._emit("noset", claim={"player": player}, verdict="refused", reason=reason, message=message)
+            self._emit("noset", claim={"player": player, "hint": hint}, verdict="refused", reason=reason, message=message)
             return Ruling("refused", message, reason, hint=sets[0][0] + 1 if hint else None)
         phase = self._game.phase
         n = len(self._table)
@@ -767,7 +767,7 @@ def replay(events: Iterable[Event]) -> Referee:
             referee.claim(str(claim.get("player")), [int(p) for p in positions])
         elif kind == "noset":
             who = claim.get("player")
-            referee.call_no_set(str(who) if who is not None else None)
+            referee.call_no_set(str(who) if who is not None else None, hint=bool(claim.get("hint", False)))
         elif kind == "undo":
             referee.undo()
         elif kind == "end":

@@ -282,7 +282,9 @@ def test_a_game_refereed_from_generated_photos(tmp_path: Path, reader: str) -> N
     assert text.count("Table not accepted") == 1 and "was taken in" in text, text
     assert referee.is_over and referee.scores == expected, text
     assert session.referee.summary().complete
-    assert replay(referee.events).scores == expected
+    rebuilt = replay(referee.events)
+    assert rebuilt.scores == expected
+    assert [{**e, "time": None} for e in rebuilt.events] == [{**e, "time": None} for e in referee.events]
 
 
 @pytest.mark.parametrize("reader", ["truth", "recognizer"])
