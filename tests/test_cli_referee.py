@@ -380,3 +380,57 @@ def test_video_views_are_live_modes_steady_boards() -> None:
 def positions(referee: Referee, cards: Sequence[Card]) -> list[int]:
     numbered = [s.card for s in referee.table]
     return [numbered.index(c) + 1 for c in cards]
+
+
+class ClipTruthReader:
+    """Stands in for the recognizer on a generated clip: frame i reads as its ground truth
+    (cards lying on the table and not hidden by the hand, in reading order)."""
+
+    def __init__(self, truths: Sequence[dict[str, Any]]) -> None:
+        self.truths = truths
+
+    def read_board(self, image: Any) -> Board:
+        from vision.recognize import reading_order
+
+        truth = self.truths[int(image[0, 0, 0])]
+        entries = [e for e in truth["cards"] if not e.get("in_hand") and e["visibility"] != "occluded"]
+        corners: list[Corners] = [
+            ((float(a[0]), float(a[1])), (float(b[0]), float(b[1])), (float(c[0]), float(c[1])),
+             (float(d[0]), float(d[1]))) for a, b, c, d in (e["corners"] for e in entries)]
+        return Board(tuple(SeenCard(Card.parse(entries[i]["card"]), corners[i], 1.0, partial=bool(entries[i]["partial"]))
+                           for i in reading_order(corners)), truth["width"], truth["height"])
+
+
+@pytest.mark.parametrize("reader", ["truth", "recognizer"])
+def test_a_generated_clip_a_hand_takes_the_claimed_set_and_deals_three(reader: str) -> None:
+    """Live mode's tracker over a generated webcam clip: the referee sees the claimed SET leave
+    (card by card) and three cards arrive, and accepts every steady view on the way."""
+    from setfinder.commands.referee import Session, SteadyViews
+    from vision.live import ArraySource
+    from vision.video import generate_clip
+
+    recognizer = None if reader == "truth" else _reader(reader)(None)
+    frames, truths = [], []
+    for image, truth in generate_clip(3, seconds=4, fps=10, size=(480, 360)):
+        frames.append(image)
+        truths.append(truth)
+    frames += [frames[-1]] * 10  # the table stays still after the deal
+    truths += [truths[-1]] * 10
+    if recognizer is None:
+        for index, image in enumerate(frames):  # frame numbers for the truth reader
+            frames[index] = image.copy()
+            frames[index][0, 0, 0] = index
+        recognizer = ClipTruthReader(truths)
+    took = [Card.parse(name) for t in truths for name in t["events"].get("took", [])]
+    final = sorted(Card.parse(e["card"]) for e in truths[-1]["cards"])
+    out = io.StringIO()
+    referee = Referee(["Ana", "Ben"])
+    session = Session(referee, SteadyViews(ArraySource(frames, fps=10), recognizer), out)
+    session.next_view()
+    session.execute("Ana " + " ".join(str(n) for n in positions(referee, took)))
+    for _ in range(8):
+        session.execute("next")
+    text = out.getvalue()
+    assert "SET! Ana +1" in text and "not accepted" not in text and "error" not in text, text
+    assert "Table accepted: 12 cards, 66 in the pile." in text, text
+    assert sorted(s.card for s in referee.table) == final and referee.scores == {"Ana": 1, "Ben": 0}
