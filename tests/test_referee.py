@@ -332,14 +332,18 @@ def test_undo_takes_back_the_last_call_until_the_table_changes() -> None:
 
 
 # -- whole games -----------------------------------------------------------------------------------
-def play_scripted_game(referee: Referee, table: RealTable, rng: random.Random) -> dict[str, int]:
+def play_scripted_game(referee: Referee, table: RealTable, rng: random.Random,
+                       owed: list[int] | None = None) -> dict[str, int]:
     """Play until the referee says the game is over, with wrong claims and wrong "no SET" calls.
 
     Returns the scores RULES.md gives, counted here independently of the engine: +1 per SET
     taken, -1 per wrong claim, and -1 per accepted "no SET" in solitaire (penalty reading).
+    ``owed`` (solitaire) receives the penalties not cancelled by a SET found once the pile was
+    empty: the player wins when none is left.
     """
     players = referee.players
     expected = {p: 0 for p in players}
+    penalties = 0
     round_number = referee.round
     while not referee.is_over:
         if referee.round != round_number:  # match play: the next dealer lays out a new round
@@ -361,6 +365,8 @@ def play_scripted_game(referee: Referee, table: RealTable, rng: random.Random) -
             taken = [cards[i] for i in rng.choice(sets)]
             assert referee.claim(player, positions_of(referee, taken)).kind == "set"
             expected[player] += 1
+            if not table.pile and penalties:
+                penalties -= 1  # a SET among the last cards cancels a penalty
             if referee.is_over or referee.round != round_number or referee.summary().rounds[-1].finished:
                 break
             table.take(taken)
@@ -369,11 +375,14 @@ def play_scripted_game(referee: Referee, table: RealTable, rng: random.Random) -
             assert ruling.kind == "no-set"
             if len(players) == 1 and table.pile:
                 expected[player] -= 1
+                penalties += 1
             if not table.pile:
                 break
             table.deal_three()
         observation = referee.observe(table.board())
         assert observation.accepted, observation.message
+    if owed is not None:
+        owed.append(penalties)
     return expected
 
 
@@ -432,13 +441,18 @@ def test_match_play_every_player_deals_once_and_rounds_add_up() -> None:
     assert ("Winner: " in text) or ("Tie: " in text)
 
 
-def test_solitaire_game_runs_to_its_end_with_an_outcome() -> None:
+@pytest.mark.parametrize("seed, outcome", [(22, "lost"), (24, "won")])
+def test_solitaire_game_runs_to_its_end_with_an_outcome(seed: int, outcome: str) -> None:
     referee = Referee(["Sol"])
-    table = RealTable(21)
+    table = RealTable(seed)
     referee.observe(table.board())
-    expected = play_scripted_game(referee, table, random.Random(21))
+    owed: list[int] = []
+    expected = play_scripted_game(referee, table, random.Random(seed), owed)
     assert referee.is_over and referee.scores == expected
-    assert referee.summary().outcome in ("won", "lost")
+    assert referee.summary().outcome == ("won" if owed == [0] else "lost") == outcome
+    assert f"solitaire {outcome}" in referee.summary().text()
+    if outcome == "won":  # penalties were taken, and cancelled
+        assert any("(cancels a 'no SET' penalty)" in str(e.get("message")) for e in referee.events)
 
 
 def test_end_early_gives_an_unfinished_summary() -> None:
