@@ -239,6 +239,26 @@ def test_motion_meter_adds_up_slow_movement() -> None:
     assert MotionMeter(lag=1).update(frames[0]) is False and not _moves_between(frames[5], frames[6])
 
 
+def test_motion_meter_sees_a_hand_resting_over_the_edge_but_not_a_card_taken() -> None:
+    meter = MotionMeter(accept_after=30)
+    table = np.full((720, 960, 3), 80, np.uint8)
+    cv2.rectangle(table, (400, 300), (480, 420), (230, 230, 230), -1)  # a card
+    for _ in range(10):
+        meter.update(table)
+    card_taken = np.full((720, 960, 3), 80, np.uint8)
+    arm = card_taken.copy()
+    cv2.rectangle(arm, (420, 500), (520, 719), (120, 160, 210), -1)  # an arm in from the bottom
+    resting = [meter.update(arm) for _ in range(30)]
+    assert all(resting) and meter.reaching_in and not meter.moving
+    later = [meter.update(arm) for _ in range(10)]
+    assert not any(later[6:])  # a lasting change is accepted after accept_after still frames
+    meter = MotionMeter()
+    for _ in range(10):
+        meter.update(table)
+    after = [meter.update(card_taken) for _ in range(10)]
+    assert not any(after[5:]) and not meter.reaching_in  # only the lag test saw the change
+
+
 def _moves_between(a: np.ndarray, b: np.ndarray) -> bool:
     meter = MotionMeter(lag=1)
     meter.update(a)
@@ -369,3 +389,105 @@ def test_tracker_is_reusable_across_runs() -> None:
     second = run_live(ArraySource(table_frames(20)), ScriptedRecognizer(boards[30:50]), tracker=tracker)
     assert first.last is not None and second.last is not None
     assert second.last.version == first.last.version
+
+
+# -- end to end: the real recogniser on a generated game ----------------------------------------------
+CLIP_SECONDS, RENDER_FPS, REPEAT = 6.0, 6.0, 5  # rendered at 6 fps, shown at 30 fps
+
+
+@pytest.fixture(scope="module")
+def generated_game(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """`setfinder live --video clip.avi --headless --jsonl` on a generated game.
+
+    The clip (`vision.video.generate_clip`: steady table, a hand takes a SET card by card, three
+    gaps, the hand deals three) is rendered at 6 frames per second, each frame shown 5 times
+    with fresh sensor noise: a 30 fps video of 180 frames, written as MJPG like a webcam's.
+    """
+    from vision.cardreader import DEFAULT_MODEL_PATH
+
+    if not DEFAULT_MODEL_PATH.is_file():
+        pytest.skip(f"card model not built ({DEFAULT_MODEL_PATH}); run `setfinder train`")
+    from vision.video import cards_on_table, generate_clip
+
+    folder = tmp_path_factory.mktemp("live-game")
+    rng = np.random.default_rng(0)
+    rendered = list(generate_clip(11, CLIP_SECONDS, RENDER_FPS, (960, 720)))
+    frames, truths = [], []
+    for image, truth in rendered:
+        for _ in range(REPEAT):
+            noise = rng.normal(0, 2.0, image.shape)
+            frames.append(np.clip(image + noise, 0, 255).astype(np.uint8))
+            truths.append(truth)
+    video = folder / "game.avi"
+    write_video(video, frames, fps=30.0)
+    out = folder / "answers.jsonl"
+    code = main(["live", "--video", str(video), "--headless", "--jsonl", str(out)])
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    return {"code": code, "records": records, "truths": truths,
+            "tables": [sorted(cards_on_table(t)) for t in truths]}
+
+
+def truth_sets_of(cards: list[Card]) -> set[frozenset[Card]]:
+    from core.cards import find_sets
+
+    return {frozenset(cards[i] for i in triple) for triple in find_sets(cards)}
+
+
+def record_cards(record: dict[str, Any]) -> list[Card]:
+    """The whole cards of a record (cards cut by the frame edge, e.g. in a hand coming in over
+    it, are outlined but take no part in SETs)."""
+    return sorted(Card.from_attributes(count=c["count"], color=c["color"], shading=c["shading"],
+                                       shape=c["shape"]) for c in record["cards"] if not c["partial"])
+
+
+def steady_phases(truths: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(first, last + 1) frame of each steady phase of the clip."""
+    phases, start = [], None
+    for index, truth in enumerate(truths + [{"phase": "end"}]):
+        if truth["phase"] == "steady" and start is None:
+            start = index
+        elif truth["phase"] != "steady" and start is not None:
+            phases.append((start, index))
+            start = None
+    return phases
+
+
+def test_generated_game_runs_to_the_end_of_the_video(generated_game: dict[str, Any]) -> None:
+    records = generated_game["records"]
+    assert generated_game["code"] == 0
+    assert [r["frame"] for r in records] == list(range(len(generated_game["truths"])))
+
+
+def test_generated_game_sets_match_the_truth_once_steady(generated_game: dict[str, Any]) -> None:
+    records, tables = generated_game["records"], generated_game["tables"]
+    phases = steady_phases(generated_game["truths"])
+    assert len(phases) == 3  # before, between taking and dealing, after
+    for start, end in phases:
+        for index in range(start + 15, end):
+            assert record_cards(records[index]) == tables[index], f"frame {index}"
+            assert record_sets(records[index]) == truth_sets_of(tables[index]), f"frame {index}"
+            assert records[index]["status"] == "steady"
+
+
+def test_generated_game_new_board_arrives_within_15_frames(generated_game: dict[str, Any]) -> None:
+    """After the hand has taken the SET (and after it has dealt three), the right board is up
+    within 15 frames of the hand leaving."""
+    records, tables = generated_game["records"], generated_game["tables"]
+    for start, end in steady_phases(generated_game["truths"])[1:]:
+        arrived = next(i for i in range(start, end) if record_cards(records[i]) == tables[i])
+        assert arrived - start < 15
+
+
+def test_generated_game_readings_hold_still_while_the_table_does(generated_game: dict[str, Any]) -> None:
+    """While nothing on the table changes (no hand in view), the steady board, once caught up
+    with the table (15 frames), changes at most once in any 100 frames (any card, reading or
+    flag: stricter than one card's reading)."""
+    records = generated_game["records"]
+    for start, end in steady_phases(generated_game["truths"]):
+        changes = sum(records[i]["version"] != records[i - 1]["version"] for i in range(start + 16, end))
+        assert changes <= 1 + (end - start - 15) // 100, f"frames {start + 15}..{end - 1}"
+
+
+def test_generated_game_says_hold_still_while_the_hand_is_over_the_table(generated_game: dict[str, Any]) -> None:
+    records, truths = generated_game["records"], generated_game["truths"]
+    assert any(r["status"] == "hold-still" for r, t in zip(records, truths) if t["phase"] != "steady")

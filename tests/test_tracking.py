@@ -251,14 +251,14 @@ def test_upside_down_corner_order_does_not_collapse_the_smoothed_corners() -> No
 
 
 def test_memory_stays_bounded_under_endless_spurious_detections() -> None:
-    """Random one-frame detections all over the picture for 3000 frames: the number of tracks
+    """Random one-frame detections all over the picture for 1200 frames: the number of tracks
     and the readings kept per track stay under their bounds."""
     rng = random.Random(11)
     table = layout()
     tracker = BoardTracker()
     settings = tracker.settings
     most_tracks = 0
-    for _ in range(3000):
+    for _ in range(1200):
         board = noisy_board(table, rng)
         junk = tuple(SeenCard(Card.from_index(rng.randrange(81)),
                               slot_corners(0, rng.uniform(-100, 800), rng.uniform(-80, 600)), 0.3)  # type: ignore[arg-type]

@@ -275,33 +275,69 @@ class LatestFrameReader:
 
 # -- what the picture shows -----------------------------------------------------------------------
 class MotionMeter:
-    """Says whether the picture is changing (a hand over the table, the camera moving).
+    """Says whether the picture is unsettled: something moving, or reaching in from the edge.
 
-    Each frame is shrunk to 1/8 size in grey (which also averages away sensor noise) and
-    compared with the frame ``lag`` frames before it, so that slow movement, a few pixels a
-    frame, adds up to a visible change; the picture is moving when more than ``fraction`` of
-    the small pixels changed by more than ``level`` grey levels. Keeps ``lag`` small frames.
+    Each frame is shrunk to 1/8 size in grey (which also averages away sensor noise). Two tests:
+
+    * **moving**: compared with the frame ``lag`` frames before it, so that slow movement, a
+      few pixels a frame, adds up; moving when more than ``fraction`` of the small pixels
+      changed by more than ``level`` grey levels.
+    * **reaching in**: compared with a reference picture of the still table, a changed patch
+      of at least ``edge_fraction`` of the picture that touches the frame's edge. Hands and arms
+      always come in over the edge, while cards taken or dealt change patches inside the
+      picture; so a hand resting on the table still counts, where the frame-to-frame test
+      alone would call it still. The reference is the last picture that stayed still for
+      ``accept_after`` frames, so a lasting change (a cup put down at the edge, the light)
+      is accepted after that long.
+
+    Memory: ``lag`` + 1 small frames.
     """
 
-    def __init__(self, level: int = 18, fraction: float = 0.01, lag: int = 5) -> None:
-        if lag < 1:
-            raise ValueError(f"lag must be at least 1 frame, got {lag}")
+    def __init__(self, level: int = 18, fraction: float = 0.01, edge_fraction: float = 0.004,
+                 lag: int = 5, accept_after: int = 30) -> None:
+        if lag < 1 or accept_after < 1:
+            raise ValueError(f"lag and accept_after must be at least 1 frame, got {lag}, {accept_after}")
         self.level = level
         self.fraction = fraction
+        self.edge_fraction = edge_fraction
+        self.accept_after = accept_after
         self._recent: deque[npt.NDArray[np.uint8]] = deque(maxlen=lag)
+        self._reference: npt.NDArray[np.uint8] | None = None
+        self._still_for = 0
+        self.moving = False
+        self.reaching_in = False
 
     def update(self, image: Image) -> bool:
-        """``image`` BGR uint8 (H, W, 3); True when it differs from the one ``lag`` frames ago
-        (or, early on, from the oldest one kept)."""
+        """``image`` BGR uint8 (H, W, 3); True when the picture is moving or reaching in."""
         small = cv2.resize(image, (max(1, image.shape[1] // 8), max(1, image.shape[0] // 8)),
                            interpolation=cv2.INTER_AREA)
         grey: npt.NDArray[np.uint8] = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-        reference = self._recent[0] if self._recent else None
+        earlier = self._recent[0] if self._recent else None
         self._recent.append(grey)
-        if reference is None or reference.shape != grey.shape:
+        if earlier is None or earlier.shape != grey.shape:
+            self._reference, self._still_for = grey, 0
+            self.moving = self.reaching_in = False
             return False
-        changed = cv2.absdiff(grey, reference) > self.level
-        return bool(np.count_nonzero(changed) > self.fraction * changed.size)
+        self.moving = bool(np.count_nonzero(cv2.absdiff(grey, earlier) > self.level)
+                           > self.fraction * grey.size)
+        self._still_for = 0 if self.moving else self._still_for + 1
+        if self._still_for >= self.accept_after or self._reference is None:
+            self._reference = grey
+        self.reaching_in = self._touches_edge(cv2.absdiff(grey, self._reference) > self.level)
+        return self.moving or self.reaching_in
+
+    def _touches_edge(self, changed: npt.NDArray[np.bool_]) -> bool:
+        """Is there a changed patch of at least ``edge_fraction`` of the picture touching its edge?"""
+        if np.count_nonzero(changed) < self.edge_fraction * changed.size:
+            return False
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
+        height, width = changed.shape
+        for label in range(1, count):
+            x, y, w, h, area = stats[label]
+            on_edge = x == 0 or y == 0 or x + w == width or y + h == height
+            if on_edge and area >= self.edge_fraction * changed.size:
+                return True
+        return False
 
 
 ViewMode = Literal["all", "one", "hint"]

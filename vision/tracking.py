@@ -446,14 +446,15 @@ def _summarise(track: _Track) -> None:
     uncertain_share = votes.uncertain / n
     # Both flags switch with a dead band, so a card read at the edge of a threshold does not
     # blink between sure and unsure.
+    # A reader unsure of a card every other frame leaves the flag as it was.
     if track.partial:
-        track.partial = partial_share >= 0.4
+        track.partial = partial_share > 1 / 3
     else:
-        track.partial = partial_share > 0.6
+        track.partial = partial_share >= 2 / 3
     if track.uncertain:
-        track.uncertain = uncertain_share >= 0.4 or track.confidence < 0.5
+        track.uncertain = uncertain_share > 1 / 3 or track.confidence < 0.55
     else:
-        track.uncertain = uncertain_share > 0.6 or track.confidence < 0.4
+        track.uncertain = uncertain_share >= 2 / 3 or track.confidence < 0.4
 
 
 def _seen_card_of(track: _Track) -> SeenCard:
