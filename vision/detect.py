@@ -74,12 +74,16 @@ def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.
     Outline points are the centres of the blob's boundary pixels, half a pixel inside its edge;
     the edge map loses the edge pixel and its dilation, the eroded map its erosion radius.
     """
-    # The lowest of B, G, R is high only for bright, colourless pixels: card paper, not wood.
     blue, green, red = cv2.split(image)
+    # The lowest of B, G, R is high only for bright pixels with no colour lagging: paper.
     whiteness = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
     masks = []
     _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks.append((global_white, 0.5))
+    # Paper against light wood, rugs and cloth under tinted light.
+    likeness = cv2.GaussianBlur(paper_likeness(image), (5, 5), 0)
+    _, paper = cv2.threshold(likeness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks.append((paper, 0.5))
     # Local contrast equalisation lifts the faint step between a white card and a pale or dim
     # table, so the local threshold and the edges below see it.
     equalised = _CLAHE.apply(whiteness)
@@ -98,6 +102,25 @@ def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.
 
 
 _CLAHE = cv2.createCLAHE(clipLimit=4.0, tileGridSize=(8, 8))
+
+
+def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Per pixel, how much like white paper: bright in every channel and colourless.
+
+    The image is first white-balanced on its brightest pixels (on a card table, the paper), so
+    paper under a warm or cool lamp turns neutral; then ``2 * min(B, G, R) - max(B, G, R)``,
+    clipped to 0..255, is high for paper and low for light wood, skin, rugs, cloth and dark
+    tables, where one channel lags. Returns uint8 (H, W).
+    """
+    sample = image[::4, ::4].reshape(-1, 3).astype(np.float32)
+    brightness = sample.sum(axis=1)
+    bright = sample[brightness >= np.percentile(brightness, 97)]
+    illuminant = np.maximum(bright.mean(axis=0), 1.0)
+    gains = illuminant.max() / illuminant
+    balanced = image.astype(np.float32) * gains
+    low = balanced.min(axis=2)
+    high = balanced.max(axis=2)
+    return np.clip(2 * low - high, 0, 255).astype(np.uint8)
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
@@ -153,8 +176,9 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
 
 def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: npt.NDArray[np.uint8],
                 inset: float, min_area: float) -> list[CardQuad]:
-    """Cards that touch merge into one blob; eroding the blob by growing amounts opens the thin
-    seams between them. The first erosion that yields two or more cards wins."""
+    """Cards that touch merge into one blob, and so do cards and a bright patch of table they
+    touch; eroding the blob by growing amounts opens the thin seams and bridges between them.
+    The first erosion that frees a card-like part wins."""
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
     blob = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
@@ -163,8 +187,6 @@ def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: n
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
         eroded = cv2.erode(blob, kernel)
         parts, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if len(parts) < 2:
-            continue
         cards = []
         for part in parts:
             part_area = cv2.contourArea(part)
@@ -173,7 +195,7 @@ def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: n
             quad = _card_quad(part + [x - pad, y - pad], part_area, image, inset + radius)
             if quad is not None:
                 cards.append(quad)
-        if len(cards) >= 2:
+        if cards:
             return cards
     return []
 
