@@ -240,9 +240,9 @@ def find_sets(cards: Sequence[Card]) -> list[tuple[int, int, int]]:
     n = len(indices)
     found: list[tuple[int, int, int]] = []
     append = found.append
-    for i, a in enumerate(indices):
-        row = _THIRD[a]
-        for j in range(i + 1, n):
+    for i in range(n - 2):  # the third card must lie after j, so i < n - 2 and j < n - 1
+        row = _THIRD[indices[i]]
+        for j in range(i + 1, n - 1):
             k = where[row[indices[j]]]
             if k > j:
                 append((i, j, k))

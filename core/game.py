@@ -12,7 +12,8 @@ Typical group game::
     result = game.claim("ann", [0, 4, 7])  # call "SET" and take three cards (positions or Cards)
     result.verdict, result.reason        # "set" / "not-a-set", and why, feature by feature
     game.call_no_set()                   # everybody agrees there is no SET: 3 more cards, or refused
-    game.undo()                          # take back the last action
+    game.call_set("bob"); game.take([1, 2, 3])  # the same in two steps: call first, then take
+    game.undo()                          # take back the last action (a refused call is one too)
     game.scores                          # {"ann": 1, "bob": 0}: SETs minus penalties
     game.is_over
 
@@ -32,6 +33,7 @@ rule broken, and leaves the game unchanged.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -340,8 +342,15 @@ class Game:
 
     @property
     def log(self) -> list[Event]:
-        """Every action so far as JSON-serialisable dicts (a copy); undone actions are gone."""
-        return [dict(event) for event in self._log]
+        """Every action so far as JSON-serialisable dicts (a deep copy); undone actions are gone.
+
+        Event types: "start" (players, options, seed, dealer), "deal" (round, dealer, the full
+        deck order and the table), "call", "take"/"claim" (player, cards, positions, verdict,
+        reason, points, replacements, cancels_penalty), "time_out", "no_set" (accepted, reason,
+        added, points, or the SETs that were there), "round_end" (leftover cards, scores) and
+        "game_end" (scores, winners, outcome). `Game.from_log` replays them.
+        """
+        return copy.deepcopy(self._log)
 
     def sets_on_table(self) -> list[tuple[int, int, int]]:
         """Every SET face up, as sorted 0-based position triples."""
