@@ -204,3 +204,34 @@ def test_write_clip_makes_a_video_and_truth_lines(tmp_path) -> None:
         read += 1
     capture.release()
     assert read == 5
+
+
+def test_cli_writes_a_clip_with_truth_lines(tmp_path) -> None:
+    code = main(["synth", "--seed", "2", "--cards", "6", "--video", "1", "--fps", "4", "--size", "320x240",
+                 "--out", str(tmp_path), "--name", "clip"])
+    assert code == 0
+    videos = list(tmp_path.glob("clip.mp4")) + list(tmp_path.glob("clip.avi"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 0
+    truths = [json.loads(line) for line in (tmp_path / "clip.jsonl").read_text().splitlines()]
+    assert [t["frame"] for t in truths] == [0, 1, 2, 3]
+
+
+def test_sample_images_match_their_truth() -> None:
+    """The committed samples: every image has truth of its own size, the no-SET table has none."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "sample_images"
+    images = sorted(folder.glob("*.jpg"))
+    if not images:
+        pytest.skip("sample_images/ not generated yet")
+    for path in images:
+        truth = json.loads(path.with_suffix(".json").read_text())
+        image = cv2.imread(str(path))
+        assert image.shape[:2] == (truth["height"], truth["width"]), path.name
+        whole = [Card.parse(e["card"]) for e in truth["cards"] if not e["partial"]]
+        assert len(truth["sets"]) == len(find_sets(whole)), path.name
+    no_set = json.loads((folder / "table-12-no-set.json").read_text())
+    cards = [Card.parse(e["card"]) for e in no_set["cards"]]
+    assert len(cards) == 12 and find_sets(cards) == []
+    sets = json.loads((folder / "table-12-sets.json").read_text())
+    assert find_sets([Card.parse(e["card"]) for e in sets["cards"]])

@@ -2,8 +2,8 @@
 
 A card is drawn in portrait (short edges at top and bottom) with its 1-3 symbols stacked
 vertically and centred, each symbol wider than tall, as on the real deck. Geometry and inks were
-measured on the two real decks in ``../shared/data`` (symbol ~0.67 of the card width, ~0.32 tall,
-centres ~0.42 card widths apart, outline stroke ~0.018 wide, fine stripes ~0.02 apart); a
+measured on the two real decks in ``../shared/data`` (symbol ~0.68 of the card width, ~0.33 tall,
+centres ~0.445 card widths apart, outline stroke ~0.016 wide, fine stripes ~0.02 apart); a
 `PrintStyle` holds those numbers so that print runs can be varied within realistic bounds.
 
 Colours are handled as reflectance (float, 0..1 per BGR channel): the paper reflects ``paper``,
@@ -41,6 +41,13 @@ _INKS_ERRCW = {
 }
 
 
+# Size of each shape relative to the oval (width, height, gap between symbols), measured as the median ink bounding box
+# of solid cards on both decks (they agree within 1%): the oval is 0.675 x 0.325 card widths,
+# the squiggle 0.644 x 0.294, the diamond 0.662 x 0.319; symbols are stacked with an equal gap
+# (~0.12 card widths) between them, not at an equal pitch.
+_SHAPE_SIZE = {"oval": (1.0, 1.0, 1.0), "squiggle": (0.95, 0.97, 0.91), "diamond": (1.05, 1.05, 0.87)}
+
+
 @dataclass(frozen=True)
 class PrintStyle:
     """How one print run of the deck looks. Lengths are fractions of the card width.
@@ -52,9 +59,9 @@ class PrintStyle:
 
     paper: tuple[float, float, float] = (0.93, 0.93, 0.94)
     inks: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(_INKS_SET_PHOTOS))
-    symbol_width: float = 0.68
-    symbol_height: float = 0.31
-    symbol_pitch: float = 0.42
+    symbol_width: float = 0.696
+    symbol_height: float = 0.33
+    symbol_gap: float = 0.122  # blank space between stacked symbols
     stroke: float = 0.016
     stripe_pitch: float = 0.021
     stripe_width: float = 0.0045
@@ -93,9 +100,9 @@ def random_style(rng: np.random.Generator) -> PrintStyle:
     return PrintStyle(
         paper=paper,  # type: ignore[arg-type]
         inks=inks,  # type: ignore[arg-type]
-        symbol_width=float(rng.uniform(0.63, 0.73)),
-        symbol_height=float(rng.uniform(0.29, 0.34)),
-        symbol_pitch=float(rng.uniform(0.39, 0.45)),
+        symbol_width=float(rng.uniform(0.67, 0.72)),
+        symbol_height=float(rng.uniform(0.315, 0.345)),
+        symbol_gap=float(rng.uniform(0.105, 0.14)),
         stroke=float(rng.uniform(0.012, 0.022)),
         stripe_pitch=float(rng.uniform(0.016, 0.026)),
         stripe_width=float(rng.uniform(0.003, 0.0065)),
@@ -156,8 +163,7 @@ def _symbol_polygon(shape: str, center: tuple[float, float], width: float, heigh
     cx, cy = center
     if shape == "diamond":
         pts = np.array([(-1.0, 0.0), (0.0, -0.5), (1.0, 0.0), (0.0, 0.5)])
-        # The real diamond is a little wider and flatter than the oval and squiggle.
-        return pts * np.array([width * 0.54, height * 0.98]) + np.array([cx, cy])
+        return pts * np.array([width / 2, height]) + np.array([cx, cy])
     if shape == "oval":
         ends = _oval_outline() * height  # semicircles of radius height / 2, in pixels
         shift = width / 2 - height / 2
@@ -201,8 +207,10 @@ def card_face(card: Card, width: int, style: PrintStyle | None = None,
     cv2.fillPoly(alpha, [_fixed(outline, shift)], 255, cv2.LINE_AA, shift)
 
     ink_mask = np.zeros((big_h, big_w), np.uint8)
-    sym_w, sym_h = px(style.symbol_width), px(style.symbol_height)
-    pitch = px(style.symbol_pitch)
+    width_factor, height_factor, gap_factor = _SHAPE_SIZE[card.shape]
+    sym_w = px(style.symbol_width * width_factor)
+    sym_h = px(style.symbol_height * height_factor)
+    pitch = sym_h + px(style.symbol_gap * gap_factor)
     offsets = (np.arange(card.count) - (card.count - 1) / 2) * pitch
     polys = [_symbol_polygon(card.shape, (big_w / 2 - 0.5, big_h / 2 - 0.5 + dy), sym_w, sym_h,
                              style.squiggle_phase) for dy in offsets]

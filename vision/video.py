@@ -74,12 +74,14 @@ def _held_card(card: PlacedCard, tip_plane: npt.NDArray[np.float64], k: int) -> 
 
 
 def generate_clip(seed: int, seconds: float = 8.0, fps: float = 15.0, size: tuple[int, int] = (960, 720), *,
-                  n_cards: int = 12, table: str | None = None) -> Iterator[tuple[npt.NDArray[np.uint8], dict[str, Any]]]:
+                  n_cards: int = 12, table: str | None = None,
+                  effects: float = 1.0) -> Iterator[tuple[npt.NDArray[np.uint8], dict[str, Any]]]:
     """Yield ``(frame, truth)`` for each frame of a take-three, deal-three clip.
 
     ``frame`` is BGR uint8 (height, width, 3) with ``size`` = (width, height); the clip has
     round(seconds * fps) frames. The camera, table and light stay fixed, as with a webcam;
-    only the sensor noise changes between frames. Reproducible from ``seed``.
+    only the sensor noise changes between frames. ``effects`` (0..1) scales light, blur and
+    noise as in `vision.scene.generate_scene`. Reproducible from ``seed``.
     """
     if not 3 <= n_cards <= 21:
         raise ValueError(f"a clip needs 3..21 cards, got {n_cards}")
@@ -88,7 +90,8 @@ def generate_clip(seed: int, seconds: float = 8.0, fps: float = 15.0, size: tupl
     n_frames = max(1, int(round(seconds * fps)))
     rng = np.random.default_rng([seed, 7])
     spec = build_scene(seed, n_cards, size, table=table, layout="grid", deal="sets",
-                       tilt=float(rng.uniform(0, 30)), partial=False, overlap=False, props_allowed=False)
+                       tilt=float(rng.uniform(0, 30)), partial=False, overlap=False, props_allowed=False,
+                       effects=effects)
     on_table = [p.card for p in spec.cards]
     taken = list(find_sets(on_table)[0])
     rng.shuffle(taken)
@@ -147,7 +150,7 @@ def generate_clip(seed: int, seconds: float = 8.0, fps: float = 15.0, size: tupl
 
 def write_clip(stem: str | Path, seed: int, seconds: float = 8.0, fps: float = 15.0,
                size: tuple[int, int] = (960, 720), *, n_cards: int = 12,
-               table: str | None = None) -> tuple[Path, Path, int]:
+               table: str | None = None, effects: float = 1.0) -> tuple[Path, Path, int]:
     """Write `generate_clip` to ``stem``.mp4 (codec mp4v) or, if that codec is missing,
     ``stem``.avi (MJPG), and the per-frame truth to ``stem``.jsonl (one JSON object a line).
 
@@ -170,7 +173,8 @@ def write_clip(stem: str | Path, seed: int, seconds: float = 8.0, fps: float = 1
     frames = 0
     try:
         with truth_path.open("w") as out:
-            for image, truth in generate_clip(seed, seconds, fps, size, n_cards=n_cards, table=table):
+            for image, truth in generate_clip(seed, seconds, fps, size, n_cards=n_cards, table=table,
+                                               effects=effects):
                 writer.write(image)
                 out.write(json.dumps(truth) + "\n")
                 frames += 1

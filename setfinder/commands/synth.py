@@ -116,7 +116,7 @@ def _run_video(args: argparse.Namespace, out: Path, user_error: type[Exception])
     stem = args.name or f"clip-{args.seed}"
     try:
         video_path, truth_path, frames = write_clip(out / stem, args.seed, args.video, args.fps, args.size,
-                                                    n_cards=args.cards, table=args.table)
+                                                    n_cards=args.cards, table=args.table, effects=args.effects)
     except ValueError as error:
         raise user_error(f"{error}; change --cards, --video or --fps") from None
     except OSError as error:
@@ -148,4 +148,6 @@ def _say(args: argparse.Namespace, path: Path, truth: dict[str, Any]) -> None:
         print(json.dumps({"image": str(path), "seed": truth["seed"], "cards": len(truth["cards"]),
                           "sets": len(truth["sets"]), "table": truth["table"]}))
     elif args.count <= 20 or not sys.stdout.isatty():
-        print(f"wrote {path}: {len(truth['cards'])} cards on {truth['table']}, {len(truth['sets'])} SETs")
+        n_sets = len(truth["sets"])
+        print(f"wrote {path}: {len(truth['cards'])} cards on {truth['table']}, "
+              f"{n_sets} SET{'' if n_sets == 1 else 's'}")
