@@ -21,9 +21,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Estimate by simulation how likely 12 and 15 random cards contain a SET, and "
                     "how often a table without a SET comes up in real play (whole solitaire games "
                     "in which a SET is always taken when there is one), beside the rule sheets' "
-                    '"about 33 : 1" and "about 2500 : 1". Ranges are 95%% intervals.',
-        epilog="Example: setfinder odds --trials 1000000 --games 5000 --seed 1",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+                    '"about 33 : 1" and "about 2500 : 1". Ranges are 95 percent intervals.',
+        epilog="Example: setfinder odds --trials 1000000 --games 5000 --seed 1")
     parser.add_argument("--trials", type=int, default=200_000,
                         help="random tables drawn for each size (default 200000)")
     parser.add_argument("--games", type=int, default=2_000, help="whole games played (default 2000)")

@@ -265,8 +265,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Play SET in the terminal. Alone it is solitaire; with --players several people "
                     "share the keyboard and type their name before the three card numbers. Commands "
                     "are read from standard input, one per line (type ? for help).",
-        epilog="Example: setfinder play --players ann,bob --seed 7",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog="Example: setfinder play --players ann,bob --seed 7")
     parser.add_argument("--players", default="you",
                         help="comma-separated player names, in seating order (default: solitaire)")
     parser.add_argument("--easy", action="store_true", help="the 27 solid cards, 9 on the table")

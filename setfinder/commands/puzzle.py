@@ -21,8 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Lay out a puzzle board holding exactly the given number of SETs: by default 12 "
                     "cards with 6 SETs; with --easy the German sheet's practice puzzle, 9 solid cards "
                     "with 4 SETs.",
-        epilog="Example: setfinder puzzle --sets 6 --seed 1 --solution",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog="Example: setfinder puzzle --sets 6 --seed 1 --solution")
     parser.add_argument("--sets", type=int, default=None, help="how many SETs (default 6; 4 with --easy)")
     parser.add_argument("--cards", type=int, default=None, help="board size (default 12; 9 with --easy)")
     parser.add_argument("--easy", action="store_true", help="only the 27 solid cards")

@@ -17,8 +17,8 @@ ORDER = 30
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         NAME, help="find every SET among cards given as words",
-        description="Find every SET among cards written as words, separated by ';' or new lines. "
-                    "Words may be plural and may use the rule sheets' synonyms (pill, empty, shaded, "
+        description="Find every SET among cards written as words, separated by ';' or new lines.\n"
+                    "Words may be plural and may use the rule sheets' synonyms (pill, empty, shaded,\n"
                     "filled ...). Card ids in the output are 1-based, in the order given.",
         epilog='Example: setfinder solve "2 red striped oval; 1 green solid diamond; '
                '3 purple outline squiggle"\n         setfinder solve - < table.txt',
