@@ -38,6 +38,7 @@ class CardQuad:
     corners: npt.NDArray[np.float32]
     partial: bool
     score: float
+    paper: tuple[float, float, float] = (0.0, 0.0, 0.0)  # typical BGR of the card's paper
     center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     area: float = field(init=False, repr=False, compare=False)
 
@@ -168,10 +169,10 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
     corners = order_corners(_grow(quad, inset))
     if not partial and not MIN_ASPECT <= _aspect(corners) <= MAX_ASPECT:
         return None
-    paper = _paper_fraction(image, corners)
+    paper, colour = _paper_fraction(image, corners)
     if paper < 0.6:
         return None
-    return CardQuad(corners, partial, score=float(area / quad_area) * paper)
+    return CardQuad(corners, partial, score=float(area / quad_area) * paper, paper=colour)
 
 
 def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: npt.NDArray[np.uint8],
@@ -296,13 +297,14 @@ def _aspect(corners: npt.NDArray[np.float32]) -> float:
     return float(long / max(short, 1e-6))
 
 
-def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]) -> float:
+def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]
+                    ) -> tuple[float, tuple[float, float, float]]:
     """How much of a ring just inside the quad's edge looks like card paper.
 
     Paper is even and nearly colourless whatever the light: the ring's typical colour must be
     bright for the scene and not strongly tinted (wood, skin and printed boxes are), and most ring
     pixels must be close to that colour (a phone screen, a hand or art on a box are not even).
-    Returns 0..1.
+    Returns the fraction 0..1 and the paper's typical BGR colour.
     """
     size = _RING_PATCH
     target = np.array([[0, 0], [size[0] - 1, 0], [size[0] - 1, size[1] - 1], [0, size[1] - 1]],
@@ -315,8 +317,9 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     typical = np.median(patch[_RING], axis=0)
     # Paper under warm lamps turns orange, under daylight blue, but never as tinted as a
     # coloured surface.
+    colour = (float(typical[0]), float(typical[1]), float(typical[2]))
     if typical.max() < 20 or typical.max() > 3.0 * max(typical.min(), 1.0):
-        return 0.0
+        return 0.0, colour
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
     ring = patch[_RING]
@@ -331,8 +334,8 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     difference = np.abs(raw[_MIDDLE].astype(np.float32) - paper_there).max(axis=1)
     ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
     if not 0.01 <= ink <= 0.8:
-        return 0.0
-    return float(close.mean())
+        return 0.0, colour
+    return float(close.mean()), colour
 
 
 def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
@@ -396,6 +399,12 @@ def _centers_close(a: CardQuad, b: CardQuad) -> bool:
     return distance < 0.5 * np.sqrt(max(a.area, b.area))
 
 
+def _tint(colour: tuple[float, float, float]) -> npt.NDArray[np.float64]:
+    """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness."""
+    values = np.asarray(colour, dtype=np.float64)
+    return values / max(float(values.sum()), 1e-6)
+
+
 def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
     """Drop candidates far off the typical card size (a box, a sheet of paper, a symbol blob).
 
@@ -408,8 +417,11 @@ def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
         typical_aspect = float(np.median([_aspect(c.corners) for c in whole]))
     else:
         typical_area, typical_aspect = max((c.area for c in cards), default=0.0), 1.56
+    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
     kept = []
     for card in cards:
+        if card.partial and paper_tint is not None and np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
+            continue  # a cut "card" whose paper is not the colour of the others: table, not card
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
                       and 0.85 * typical_aspect <= _aspect(card.corners) <= 1.15 * typical_aspect)

@@ -15,11 +15,11 @@ import numpy.typing as npt
 from core.board import Board
 from vision.report import verdict_text
 
-# BGR colours for SETs, chosen to stand apart from each other and from the red, green and
-# purple ink on the cards.
+# BGR colours for SETs, chosen to stand apart from each other, from the red, green and purple
+# ink on the cards, and from the orange that marks uncertain cards.
 SET_COLOURS: tuple[tuple[int, int, int], ...] = (
-    (255, 200, 0), (0, 165, 255), (255, 0, 255), (0, 255, 255), (255, 90, 60),
-    (120, 255, 120), (180, 105, 255), (0, 215, 255), (255, 255, 120), (60, 60, 255),
+    (255, 200, 0), (255, 0, 255), (0, 255, 255), (255, 90, 60), (120, 255, 120),
+    (180, 105, 255), (255, 255, 120), (60, 60, 255), (200, 255, 0), (255, 160, 200),
 )
 CARD_OUTLINE = (235, 235, 235)
 UNCERTAIN = (0, 140, 255)
@@ -69,7 +69,9 @@ def draw_board(image: npt.NDArray[np.uint8], board: Board, *,
         if hint == index:
             _polyline(canvas, _inset(quad, -0.04), HINT, 3 * unit, dashed=True)
         label = str(index + 1) + ("?" if seen.uncertain and not seen.partial else "")
-        _label(canvas, label, quad.mean(axis=0), unit, colour)
+        # In the card's corner, where no symbol is printed, so the number hides nothing.
+        anchor = quad[0] + (quad.mean(axis=0) - quad[0]) * 0.22
+        _label(canvas, label, anchor, unit, colour)
 
     banner = verdict_text(board) if banner is None else banner
     if banner:
@@ -104,7 +106,7 @@ def _label(canvas: npt.NDArray[np.uint8], text: str, center: npt.NDArray[np.floa
            unit: int, colour: tuple[int, int, int]) -> None:
     scale = 0.5 * unit
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, unit)
-    radius = int(max(tw, th) * 0.75) + 3 * unit
+    radius = int(max(tw, th) * 0.6) + 2 * unit
     c = (int(center[0]), int(center[1]))
     cv2.circle(canvas, c, radius, (30, 30, 30), -1, cv2.LINE_AA)
     cv2.circle(canvas, c, radius, colour, unit, cv2.LINE_AA)

@@ -1,0 +1,119 @@
+"""Photo mode on generated scenes with exact ground truth, across every table kind.
+
+Detection precision and recall (a detection matches a labelled card when their quads overlap
+with IoU > 0.5), reading accuracy per attribute and per card on the cards found, whole-board
+accuracy (every card found and read right, nothing extra) and SET-list accuracy.
+
+    python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from _common import markdown_table
+
+import cv2
+import numpy as np
+
+from core import Card, find_sets
+from setfinder.progress import progress
+from vision.overlay import draw_board
+from vision.recognize import Recognizer
+from vision.scene import generate_scene
+from vision.tables import TABLES
+
+ATTRIBUTES = ("count", "color", "shading", "shape")
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    x, y, w, h = cv2.boundingRect(np.vstack([a, b]).astype(np.float32))
+    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
+    canvas_b = np.zeros_like(canvas_a)
+    cv2.fillConvexPoly(canvas_a, np.round(a - [x, y]).astype(np.int32), 1)
+    cv2.fillConvexPoly(canvas_b, np.round(b - [x, y]).astype(np.int32), 1)
+    union = np.count_nonzero(canvas_a | canvas_b)
+    return np.count_nonzero(canvas_a & canvas_b) / union if union else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenes", type=int, default=200)
+    parser.add_argument("--effects", type=float, default=1.0, help="scene difficulty 0..1")
+    parser.add_argument("--seed", type=int, default=1000, help="first scene seed")
+    parser.add_argument("--out", help="write annotated scenes with errors here")
+    args = parser.parse_args()
+    recognizer = Recognizer()
+    tables = list(TABLES)
+    per_table: dict[str, Counter[str]] = defaultdict(Counter)
+    attribute_right: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for index in progress(range(args.scenes), label="scenes"):
+        seed = args.seed + index
+        rng = np.random.default_rng(seed)
+        table = tables[index % len(tables)]
+        image, truth = generate_scene(seed, int(rng.integers(3, 22)), size=(960, 720), table=table,
+                                      effects=args.effects)
+        board = recognizer.read_board(image)
+        # Cards a person would count: at least half visible.
+        expected = [c for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+        used: set[int] = set()
+        matches = []
+        false_cards = 0
+        for i, seen in enumerate(board.cards):
+            quad = np.array(seen.corners, np.float32)
+            scores = [(quad_iou(quad, np.array(c["corners"], np.float32)), j) for j, c in enumerate(expected)]
+            best = max(scores, default=(0.0, -1))
+            if best[0] > 0.5 and best[1] not in used:
+                used.add(best[1])
+                matches.append((i, best[1]))
+            else:
+                false_cards += 1
+        counts = per_table[table]
+        counts.update(expected=len(expected), found=len(matches), false=false_cards, scenes=1)
+        wrong = 0
+        for i, j in matches:
+            truth_card = expected[j]
+            if truth_card["visibility"] != "full":
+                continue
+            seen = board.cards[i]
+            right = [getattr(seen.card, a) == truth_card[a] for a in ATTRIBUTES]
+            for attribute, ok in zip(ATTRIBUTES, right):
+                attribute_right[attribute] += ok
+            counts.update(read=1, read_right=int(all(right)), uncertain=int(seen.uncertain))
+            wrong += not all(right)
+        whole = (len(matches) == len(expected) and false_cards == 0 and wrong == 0)
+        counts.update(board_right=int(whole))
+        full_truth = [Card.parse(c["card"]) for c in truth["cards"] if c["visibility"] == "full"]
+        truth_sets = {frozenset(map(str, (full_truth[a], full_truth[b], full_truth[c])))
+                      for a, b, c in find_sets(full_truth)}
+        seen_sets = {frozenset(str(board.cards[i].card) for i in triple) for triple in board.sets()}
+        counts.update(sets_right=int(truth_sets == seen_sets))
+        if args.out and not whole:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(Path(args.out) / f"scene-{seed}-{table}.jpg"), draw_board(image, board))
+    rows = []
+    for table in tables + ["all"]:
+        c = per_table[table] if table != "all" else sum(per_table.values(), Counter())
+        if table == "all":
+            totals = c
+        if not c["scenes"]:
+            continue
+        precision = c["found"] / max(c["found"] + c["false"], 1)
+        recall = c["found"] / max(c["expected"], 1)
+        rows.append([table, c["scenes"], c["expected"], f"{100 * precision:.1f}%", f"{100 * recall:.1f}%",
+                     f"{100 * c['read_right'] / max(c['read'], 1):.1f}%",
+                     f"{100 * c['board_right'] / c['scenes']:.0f}%", f"{100 * c['sets_right'] / c['scenes']:.0f}%"])
+    print(markdown_table(["table", "scenes", "cards", "detection precision", "detection recall",
+                         "card read right", "whole board right", "SET list right"], rows))
+    print()
+    read = max(totals["read"], 1)
+    print(markdown_table(["attribute", "accuracy on cards found (full view)"],
+                         [[a, f"{100 * attribute_right[a] / read:.2f}%"] for a in ATTRIBUTES]
+                         + [["uncertain flags", f"{100 * totals['uncertain'] / read:.1f}% of cards"]]))
+
+
+if __name__ == "__main__":
+    main()
