@@ -57,7 +57,8 @@ def _progress(items: Any, total: int, label: str) -> Any:
 
 def generated_table(per_card: int, seed: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Features (n, N_FEATURES) and class indices of ``per_card`` generated crops of each card."""
-    rows, targets = [], {name: [] for name in ATTRIBUTES}
+    rows: list[np.ndarray] = []
+    targets: dict[str, list[int]] = {name: [] for name in ATTRIBUTES}
     jobs = [(card, k) for card in full_deck() for k in range(per_card)]
     for card, k in _progress(jobs, len(jobs), "rendering"):
         rng = np.random.default_rng([seed, card.index, k])
@@ -83,7 +84,7 @@ def train_on_generated(per_card: int, seed: int) -> CardReader:
 
 def score(reader: CardReader, crops: list[LabelledCrop], label: str) -> dict[str, Any]:
     """Per-attribute and whole-card accuracy, and the confusions (truth -> read) with counts."""
-    right = Counter()
+    right: Counter[str] = Counter()
     whole = 0
     confusions: Counter[str] = Counter()
     batch = 256

@@ -137,9 +137,6 @@ def camera_effects(radiance: FloatImage, rng: np.random.Generator, *, strength: 
             image = cv2.GaussianBlur(image, (0, 0), max(0.3, sigma))
         elif roll < 0.5 * strength:
             image = _motion_blur(image, rng, rng.uniform(2, 9) * scale / 960.0 * strength)
-    # Highlights compress smoothly before clipping (cameras keep a little detail in a bright card).
-    over = np.maximum(image - np.float32(200.0), np.float32(0.0))
-    image = image - over + over / (np.float32(1.0) + over * np.float32(1 / 80))
     if strength > 0:
         # Measured on the real crops: webcam and phone noise after the camera's own denoising is
         # small (sigma ~1-3 grey levels on paper); heavier noise only breaks symbols apart.
@@ -147,20 +144,42 @@ def camera_effects(radiance: FloatImage, rng: np.random.Generator, *, strength: 
         shot = rng.uniform(0.01, 0.12) * strength
         quality = int(rng.uniform(55, 95))
         # Luminance noise per pixel plus coarser colour (chroma) noise, as from a real sensor after
-        # demosaicing; its spread grows with the square root of the signal (shot noise).
+        # demosaicing; its spread grows with the square root of the local signal (shot noise),
+        # taken from a quarter-size grey image (the spread varies slowly).
         h, w = image.shape[:2]
+        small = cv2.resize(image, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+        level = np.sqrt(np.maximum(small.mean(axis=2), 0.0)) * np.float32(shot) + np.float32(sigma_read)
+        spread = cv2.resize(level.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         luma = noise_rng.standard_normal((h, w), dtype=np.float32)
-        chroma = noise_rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * 0.6
+        luma *= spread
+        chroma = noise_rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32)
         chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-        noise = chroma + luma[..., None]
-        spread = cv2.sqrt(np.maximum(image, 0)) * np.float32(shot) + np.float32(sigma_read)
-        image = image + noise * spread
-    out = np.clip(image + 0.5, 0, 255).astype(np.uint8)
+        chroma *= (spread * np.float32(0.6))[..., None]
+        chroma += luma[..., None]
+        image = image + chroma
+    # Highlights compress smoothly before clipping (cameras keep a little detail in a bright
+    # card); the tone curve and rounding are one table lookup on quarter-level steps.
+    index = np.clip(image, 0.0, _TONE_MAX - 0.25)
+    index *= 4.0
+    out = _TONE_LUT[index.astype(np.uint16)]
     if jpeg and strength > 0:
         ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
         if ok:
             out = cv2.imdecode(data, cv2.IMREAD_COLOR)
     return out
+
+
+def _tone_curve() -> npt.NDArray[np.uint8]:
+    """uint8 output for radiance in quarter steps 0.._TONE_MAX: linear up to 200, then a soft
+    shoulder that reaches 255 near radiance 400."""
+    radiance = np.arange(int(_TONE_MAX * 4), dtype=np.float64) / 4.0
+    over = np.maximum(radiance - 200.0, 0.0)
+    toned = radiance - over + over / (1.0 + over / 80.0)
+    return np.clip(np.round(toned), 0, 255).astype(np.uint8)
+
+
+_TONE_MAX = 1024.0
+_TONE_LUT = _tone_curve()
 
 
 def _motion_blur(image: FloatImage, rng: np.random.Generator, length: float) -> FloatImage:

@@ -228,7 +228,7 @@ def _slide_over(placed: list[PlacedCard], rng: np.random.Generator) -> None:
     """Move one card so that it covers 10-35% of a neighbour, and lift it above the others."""
     i = int(rng.integers(len(placed)))
     ci = placed[i].plane.mean(0)
-    dists = [np.linalg.norm(p.plane.mean(0) - ci) if j != i else np.inf for j, p in enumerate(placed)]
+    dists = np.array([np.linalg.norm(p.plane.mean(0) - ci) if j != i else np.inf for j, p in enumerate(placed)])
     j = int(np.argmin(dists))
     target = placed[j].plane.mean(0)
     start = placed[i].plane.copy()
@@ -434,7 +434,7 @@ def _contact_shadow(spec: SceneSpec) -> FloatImage:
         quad = spec.to_image(placed.plane)
         cv2.fillConvexPoly(shadow, np.round(quad * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
     soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, spec.card_px * 0.04))
-    offset = np.float32([[1, 0, spec.card_px * 0.02], [0, 1, spec.card_px * 0.03]])
+    offset = np.array([[1, 0, spec.card_px * 0.02], [0, 1, spec.card_px * 0.03]], np.float32)
     soft = cv2.warpAffine(soft, offset, (w, h))
     return (1.0 - 0.35 * soft)[..., None]
 

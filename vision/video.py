@@ -162,7 +162,7 @@ def write_clip(stem: str | Path, seed: int, seconds: float = 8.0, fps: float = 1
     writer, video_path = None, None
     for suffix, fourcc in ((".mp4", "mp4v"), (".avi", "MJPG")):
         candidate = stem.with_suffix(suffix)
-        w = cv2.VideoWriter(str(candidate), cv2.VideoWriter_fourcc(*fourcc), fps, (width, height))
+        w = cv2.VideoWriter(str(candidate), cv2.VideoWriter.fourcc(*fourcc), fps, (width, height))
         if w.isOpened():
             writer, video_path = w, candidate
             break
