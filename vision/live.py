@@ -19,6 +19,7 @@ into an error line and a non-zero exit.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -382,25 +383,31 @@ def _verdict_banner(board: Board) -> str:
     return verdict_text(board)
 
 
-def annotate(image: Image, steady: SteadyBoard, view: SetView, fps: float) -> Image:
-    """The frame with the steady board drawn on it, a banner and a status line."""
+def annotate(image: Image, steady: SteadyBoard, view: SetView, fps: float,
+             reads_per_s: float | None = None) -> Image:
+    """The frame with the steady board drawn on it, a banner and a status line (frames shown
+    per second and, when reading runs in the background, boards read per second)."""
     board = steady.board if steady.board is not None else _empty_board(image)
     sets, numbers, hint, banner = view.choose(board)
     if steady.status == "starting":
         banner = "Looking for cards..."
     elif steady.status == "hold-still":
         banner = "Hold still (showing the last steady answer)"
-    status = f"{fps:4.1f} fps | {len(board.cards)} cards | {steady.seen} in view | {steady.status}"
+    rates = f"{fps:4.1f} fps" + (f" ({reads_per_s:.1f} reads/s)" if reads_per_s is not None else "")
+    status = f"{rates} | {len(board.cards)} cards | {steady.seen} in view | {steady.status}"
     return draw_board(image, board, sets=sets, set_numbers=numbers, banner=banner, status=status,
                       hint=hint)
 
 
-def frame_record(frame: Frame, steady: SteadyBoard) -> dict[str, Any]:
-    """One JSON line of ``--jsonl``: the frame, the tracker's status, and the steady board in
-    the `setfinder find --json` schema (an empty board before the first one settles)."""
+def frame_record(frame: Frame, steady: SteadyBoard, answer_from: Frame | None) -> dict[str, Any]:
+    """One JSON line of ``--jsonl``: the frame, the frame its answer was read from (null before
+    the first), the tracker's status, and the steady board in the `setfinder find --json`
+    schema (an empty board before the first one settles)."""
     board = steady.board if steady.board is not None else _empty_board(frame.image)
-    return {"frame": frame.index, "time": round(frame.time, 3), "status": steady.status,
-            "seen": steady.seen, "version": steady.version, **board_to_json(board)}
+    answer_frame = answer_from.index if answer_from is not None else None
+    return {"frame": frame.index, "time": round(frame.time, 3), "answer_frame": answer_frame,
+            "status": steady.status, "seen": steady.seen, "version": steady.version,
+            **board_to_json(board)}
 
 
 def _empty_board(image: Image) -> Board:
@@ -514,26 +521,31 @@ def _quiet_opencv() -> Iterator[None]:
 # -- the loop -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LiveResult:
-    """One processed frame: the frame, the steady answer after it, and timings.
+    """One processed frame: the frame, the steady answer shown with it, and timings.
 
-    ``latency_ms`` runs from the frame's arrival to its answer being out (drawn, written);
-    ``process_ms`` is the time spent on this frame alone; ``fps`` is the processing rate over
-    the last second or so.
+    ``answer_from`` is the frame the answer was read from: the same frame when every frame is
+    read in turn, an earlier one when reading runs in the background (None until the first
+    board is read). ``latency_ms`` runs from that frame's arrival to its answer being out
+    (drawn, written): how old the picture behind the shown answer is (NaN without one). ``process_ms`` is the time this frame took in the loop; ``fps`` the
+    loop's rate and ``reads_per_s`` the rate of new answers, over the last second or so.
     """
 
     frame: Frame
     steady: SteadyBoard
+    answer_from: Frame | None
     latency_ms: float
     process_ms: float
     fps: float
+    reads_per_s: float
 
 
 @dataclass
 class LiveSummary:
-    """How a run went: frames processed and skipped, time taken, why it stopped."""
+    """How a run went: frames processed and skipped, boards read, time taken, why it stopped."""
 
     processed: int = 0
     skipped: int = 0
+    reads: int = 0
     seconds: float = 0.0
     stopped_by: str = "end of video"
     last: SteadyBoard | None = None
@@ -548,6 +560,99 @@ class Recognise(Protocol):
     def read_board(self, image: Image) -> Board: ...
 
 
+_STARTING = SteadyBoard(None, (), "starting", 0, False, 0)
+
+
+class InlineReading:
+    """Reads every frame handed to it, there and then: recognise, then steady the board."""
+
+    def __init__(self, recognizer: Recognise, tracker: BoardTracker) -> None:
+        self.recognizer = recognizer
+        self.tracker = tracker
+        self.reads = 0
+        self._read_at: deque[float] = deque(maxlen=31)
+
+    def answer(self, frame: Frame, moving: bool) -> tuple[SteadyBoard, Frame | None]:
+        steady = self.tracker.update(self.recognizer.read_board(frame.image), scene_moving=moving)
+        self.reads += 1
+        self._read_at.append(time.perf_counter())
+        return steady, frame
+
+    @property
+    def reads_per_s(self) -> float:
+        return _rate(self._read_at)
+
+    def close(self) -> None:
+        pass
+
+
+class BackgroundReading:
+    """Reads boards in a worker thread, always from the newest frame handed to it, while the
+    caller goes on showing frames at the camera's rate with the latest steady answer.
+
+    Reading a 960x720 frame can take longer than a camera frame lasts; this way the picture
+    stays live and the answer follows as fast as the machine reads. Whether the picture moved
+    is gathered from every frame shown (not only those read), so no hand is missed.
+    """
+
+    def __init__(self, recognizer: Recognise, tracker: BoardTracker) -> None:
+        self.recognizer = recognizer
+        self.tracker = tracker
+        self.reads = 0
+        self._read_at: deque[float] = deque(maxlen=31)
+        self._pending: Frame | None = None
+        self._moving = False
+        self._latest: tuple[SteadyBoard, Frame] | None = None
+        self._error: BaseException | None = None
+        self._stop = False
+        self._wake = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="setfinder-reader", daemon=True)
+        self._thread.start()
+
+    def answer(self, frame: Frame, moving: bool) -> tuple[SteadyBoard, Frame | None]:
+        """Hand over ``frame`` (replacing any not yet read); return the latest answer and the
+        frame it was read from (None before the first)."""
+        with self._wake:
+            if self._error is not None:
+                raise self._error
+            self._pending = frame
+            self._moving = self._moving or moving
+            self._wake.notify()
+            return self._latest if self._latest is not None else (_STARTING, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while self._pending is None and not self._stop:
+                    self._wake.wait()
+                if self._stop:
+                    return
+                frame, moving = self._pending, self._moving
+                self._pending, self._moving = None, False
+            assert frame is not None
+            try:
+                steady = self.tracker.update(self.recognizer.read_board(frame.image), scene_moving=moving)
+            except BaseException as error:  # noqa: BLE001 (raised again in the caller's thread)
+                with self._wake:
+                    self._error = error
+                return
+            with self._wake:
+                self._latest = (steady, frame)
+                self.reads += 1
+                self._read_at.append(time.perf_counter())
+
+    @property
+    def reads_per_s(self) -> float:
+        with self._wake:
+            return _rate(self._read_at)
+
+    def close(self) -> None:
+        with self._wake:
+            self._stop = True
+            self._wake.notify()
+        self._thread.join(timeout=10.0)
+
+
 def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracker | None = None,
              window: Display | None = None, recorder: VideoRecorder | None = None,
              jsonl: IO[str] | None = None, realtime: bool | None = None,
@@ -555,10 +660,13 @@ def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracke
              on_result: Callable[[LiveResult], None] | None = None) -> LiveSummary:
     """Process frames from ``source`` until it ends, the user quits, or ``max_frames``.
 
-    ``realtime`` (default: only for cameras) reads the source in a background thread that keeps
-    only the newest frame, skipping frames when processing falls behind; otherwise every frame
-    is processed in order. The source (and recorder, window) are closed on the way out, also
-    when an error is raised. Raises `LiveError` when the camera stops delivering frames.
+    ``realtime`` (default: only for cameras): frames come from a background thread that keeps
+    only the newest one (skipping frames rather than falling behind the camera), and boards
+    are read in another background thread (`BackgroundReading`), so the picture is shown at
+    the camera's rate with the latest steady answer. Otherwise every frame is read and
+    answered in order, which is deterministic (tests, a video file). The source, recorder and
+    window are closed on the way out, also when an error is raised. Raises `LiveError` when
+    the camera stops delivering frames.
     """
     tracker = tracker or BoardTracker()
     motion = motion or MotionMeter()
@@ -566,6 +674,8 @@ def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracke
     realtime = source.is_camera if realtime is None else realtime
     frames: FrameSource = LatestFrameReader(source, None if source.is_camera else source.fps) \
         if realtime else source
+    reading: InlineReading | BackgroundReading = \
+        BackgroundReading(recognizer, tracker) if realtime else InlineReading(recognizer, tracker)
     summary = LiveSummary()
     processed_at: deque[float] = deque(maxlen=31)
     started = time.perf_counter()
@@ -576,27 +686,29 @@ def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracke
                 summary.stopped_by = "end of video"
                 break
             begun = time.perf_counter()
-            board = recognizer.read_board(frame.image)
-            steady = tracker.update(board, scene_moving=motion.update(frame.image))
-            fps = _rate(processed_at)
+            steady, answer_from = reading.answer(frame, motion.update(frame.image))
+            fps, reads_per_s = _rate(processed_at), reading.reads_per_s
             key = None
             if window is not None or recorder is not None:
-                annotated = annotate(frame.image, steady, view, fps)
+                annotated = annotate(frame.image, steady, view, fps, reads_per_s if realtime else None)
                 if recorder is not None:
                     recorder.write(annotated)
                 if window is not None:
                     key = window.show(annotated)
             if jsonl is not None:
-                jsonl.write(json.dumps(frame_record(frame, steady)) + "\n")
+                jsonl.write(json.dumps(frame_record(frame, steady, answer_from)) + "\n")
                 jsonl.flush()
             done = time.perf_counter()
             processed_at.append(done)
             summary.processed += 1
             summary.last = steady
-            summary.recent_latency_ms.append((done - frame.captured_at) * 1000.0)
+            latency_ms = math.nan
+            if answer_from is not None:
+                latency_ms = (done - answer_from.captured_at) * 1000.0
+                summary.recent_latency_ms.append(latency_ms)
             if on_result is not None:
-                on_result(LiveResult(frame, steady, (done - frame.captured_at) * 1000.0,
-                                     (done - begun) * 1000.0, fps))
+                on_result(LiveResult(frame, steady, answer_from, latency_ms, (done - begun) * 1000.0,
+                                     fps, reads_per_s))
             if key in ("q", "esc", "closed"):
                 summary.stopped_by = "window closed" if key == "closed" else "quit"
                 break
@@ -607,6 +719,8 @@ def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracke
     finally:
         summary.seconds = time.perf_counter() - started
         summary.skipped = frames.skipped if isinstance(frames, LatestFrameReader) else 0
+        reading.close()
+        summary.reads = reading.reads
         frames.close()
         if recorder is not None:
             recorder.close()
