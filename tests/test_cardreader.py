@@ -1,0 +1,107 @@
+"""The card reader: features, the exported models, and readings of real and drawn cards."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from core.cards import Card, full_deck
+from setfinder.cli import main
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH
+from vision.cardreader import CardReader, CardReading, ModelError
+from vision.features import FEATURE_NAMES, N_FEATURES, card_features, segment_ink
+from vision.render import render_card
+from vision import training
+
+
+@pytest.fixture(scope="module")
+def reader() -> CardReader:
+    return CardReader.load()
+
+
+def test_model_loads_with_a_threshold_per_attribute(reader: CardReader) -> None:
+    assert set(reader.thresholds) == {"count", "color", "shading", "shape"}
+    assert all(0.5 <= t < 1.0 for t in reader.thresholds.values())
+
+
+def test_numpy_inference_equals_sklearn_predict_proba() -> None:
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, N_FEATURES)) * rng.uniform(0.1, 10, size=N_FEATURES) + rng.normal(size=N_FEATURES)
+    models = {}
+    exported = {}
+    for k, name in enumerate(training.ATTRIBUTES):
+        y = (X[:, k] + 0.3 * X[:, k + 4] > np.quantile(X[:, k], [0.33, 0.66])[:, None]).sum(axis=0)
+        models[name] = training.fit_attribute(X, y)
+        exported[name] = {**training.export_attribute(models[name], 3),
+                          "classes": list(training.CLASSES[name]), "threshold": 0.6}
+    reader = CardReader.from_dict({"format": training.MODEL_FORMAT, "features": list(FEATURE_NAMES),
+                                   "attributes": exported})
+    ours = reader.probabilities(X)
+    for name in training.ATTRIBUTES:
+        np.testing.assert_allclose(ours[name], models[name].predict_proba(X), rtol=0, atol=1e-10)
+
+
+def test_a_model_of_other_features_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "card_reader.json"
+    path.write_text('{"format": "setfinder-card-reader/1", "features": ["x"], "attributes": {}}')
+    with pytest.raises(ModelError, match="other features"):
+        CardReader.load(path)
+    with pytest.raises(ModelError, match="not found"):
+        CardReader.load(tmp_path / "absent.json")
+
+
+def test_inputs_are_checked(reader: CardReader) -> None:
+    assert reader.read([]) == []
+    with pytest.raises(ValueError, match="canonical"):
+        reader.read([np.zeros((CARD_WIDTH, CARD_HEIGHT, 3), np.uint8)])
+    with pytest.raises(ValueError, match="canonical"):
+        reader.read([np.zeros((CARD_HEIGHT, CARD_WIDTH, 3), np.float32)])
+    with pytest.raises(ValueError, match="features must be"):
+        reader.probabilities(np.zeros((2, N_FEATURES + 1)))
+
+
+def test_a_blank_card_gives_a_reading_not_an_exception(reader: CardReader) -> None:
+    blank = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8)
+    assert segment_ink(blank).symbols == ()
+    [reading] = reader.read([blank])
+    assert isinstance(reading, CardReading)
+    assert np.isfinite(card_features(blank)).all()
+
+
+def test_features_do_not_care_which_way_up() -> None:
+    card = render_card(Card.parse("3 purple striped squiggle"))
+    upright, turned = card_features(card), card_features(cv2.rotate(card, cv2.ROTATE_180))
+    np.testing.assert_allclose(turned, upright, rtol=0.1, atol=0.05)
+
+
+def test_source_photo_and_split_keep_one_photo_on_one_side() -> None:
+    assert training.source_photo("cards/x/20170311_132957_1_0.jpg") == "20170311_132957"
+    assert training.source_photo("DSC_4901_1_25.jpg") == "DSC_4901"
+    with pytest.raises(ValueError):
+        training.source_photo("card.jpg")
+    sides = {training.split_of(training.source_photo(f"DSC_4901_{i}_{j}.jpg")) for i in range(3) for j in range(30)}
+    assert len(sides) == 1
+
+
+def test_reads_held_out_photo_crops(set_photos: Path, reader: CardReader) -> None:
+    crops = [c for c in training.load_labelled_crops(set_photos) if training.split_of(c.source) == "test"]
+    sample = sorted(crops, key=lambda c: zlib.crc32(c.path.name.encode()))[:200]
+    report = training.accuracy_report(reader, sample)
+    assert report["whole_card"] >= 0.97, report["mistakes"]
+    assert min(report["attributes"].values()) >= 0.98
+
+
+def test_reads_the_other_deck(errcw_photos: Path, reader: CardReader) -> None:
+    report = training.accuracy_report(reader, training.load_labelled_crops(errcw_photos, with_sources=False))
+    assert report["whole_card"] >= 0.9, report["mistakes"]
+
+
+def test_train_command_says_what_to_do_without_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--data", str(tmp_path), "--out", str(tmp_path / "models")]) == 1
+    error = capsys.readouterr().err
+    assert "set-photos/cards.csv" in error and "--data" in error
+    assert not (tmp_path / "models").exists()

@@ -1,0 +1,163 @@
+"""Read canonical cards: count, color, shading and shape, each with a confidence.
+
+The models are plain arrays in ``models/card_reader.json`` (written by ``setfinder train``):
+per attribute a standardisation (mean, scale) and a multinomial logistic regression (coef,
+intercept), evaluated here with NumPy alone, so loading needs no scikit-learn and no unpickling.
+A reading whose confidence (the winning class probability) is below the attribute's calibrated
+threshold is marked uncertain: it is still the best guess, but must not be trusted for a call.
+
+Example::
+
+    reader = CardReader.load()
+    reading = reader.read([resize_crop(cv2.imread("card.jpg"))])[0]
+    print(reading.card, reading.confidence, reading.uncertain)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.cards import Card
+from vision.features import FEATURE_NAMES, card_features, check_canonical
+
+MODEL_FORMAT = "setfinder-card-reader/1"
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_reader.json"
+ATTRIBUTES = ("count", "color", "shading", "shape")
+
+
+class ModelError(ValueError):
+    """The model file is missing, unreadable or does not match this version of the reader."""
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """What the reader saw on one card.
+
+    ``attribute_confidence`` maps "count", "color", "shading", "shape" to the probability of the
+    value read, in [0, 1]; ``confidence`` is the lowest of them; ``uncertain`` is True when any
+    attribute is below its threshold.
+    """
+
+    card: Card
+    attribute_confidence: dict[str, float] = field(compare=False)
+    confidence: float
+    uncertain: bool
+
+
+@dataclass(frozen=True)
+class _AttributeModel:
+    classes: tuple[str, ...]
+    mean: npt.NDArray[np.float64]       # (n_features,)
+    scale: npt.NDArray[np.float64]      # (n_features,)
+    coef: npt.NDArray[np.float64]       # (n_classes, n_features)
+    intercept: npt.NDArray[np.float64]  # (n_classes,)
+    threshold: float
+
+    def probabilities(self, features: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Class probabilities float64 (n, n_classes) for features (n, n_features)."""
+        logits = ((features - self.mean) / self.scale) @ self.coef.T + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+
+class CardReader:
+    """Reads canonical cards with the models of one model file; load once, read many."""
+
+    def __init__(self, models: dict[str, _AttributeModel]) -> None:
+        self._models = models
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> CardReader:
+        """Load the reader from ``path`` (default ``models/card_reader.json`` in the repo).
+
+        :raises ModelError: if the file is missing or not a card-reader model of this format.
+        """
+        path = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise ModelError(f"card model {path} not found; rebuild it with `setfinder train`") from None
+        except (OSError, json.JSONDecodeError) as error:
+            raise ModelError(f"card model {path} is unreadable ({error}); rebuild it with `setfinder train`") from None
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "model") -> CardReader:
+        """Build a reader from the JSON form written by `vision.training.save_model`."""
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+            raise ModelError(f"{source} is not a {MODEL_FORMAT} model; rebuild it with `setfinder train`")
+        if list(data.get("features", [])) != list(FEATURE_NAMES):
+            raise ModelError(f"{source} was trained on other features than this code computes; "
+                             "rebuild it with `setfinder train`")
+        models = {}
+        n = len(FEATURE_NAMES)
+        for name in ATTRIBUTES:
+            try:
+                raw = data["attributes"][name]
+                model = _AttributeModel(
+                    classes=tuple(str(c) for c in raw["classes"]),
+                    mean=np.asarray(raw["mean"], dtype=np.float64),
+                    scale=np.asarray(raw["scale"], dtype=np.float64),
+                    coef=np.asarray(raw["coef"], dtype=np.float64),
+                    intercept=np.asarray(raw["intercept"], dtype=np.float64),
+                    threshold=float(raw["threshold"]),
+                )
+            except (KeyError, TypeError, ValueError) as error:
+                raise ModelError(f"{source}: attribute {name!r} is malformed ({error})") from None
+            k = len(model.classes)
+            if model.mean.shape != (n,) or model.scale.shape != (n,) or model.coef.shape != (k, n) \
+                    or model.intercept.shape != (k,):
+                raise ModelError(f"{source}: attribute {name!r} arrays have the wrong shapes")
+            models[name] = model
+        return cls(models)
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """The confidence below which each attribute's reading is uncertain."""
+        return {name: model.threshold for name, model in self._models.items()}
+
+    def probabilities(self, features: npt.NDArray[np.floating[Any]]) -> dict[str, npt.NDArray[np.float64]]:
+        """Per attribute, class probabilities float64 (n, n_classes) for features (n, N_FEATURES)."""
+        features = np.asarray(features, dtype=np.float64)
+        if features.ndim != 2 or features.shape[1] != len(FEATURE_NAMES):
+            raise ValueError(f"features must be (n, {len(FEATURE_NAMES)}), got {features.shape}")
+        return {name: model.probabilities(features) for name, model in self._models.items()}
+
+    def read(self, cards: list[npt.NDArray[np.uint8]]) -> list[CardReading]:
+        """Read canonical cards (each BGR uint8 (250, 160, 3), e.g. from `warp_card`).
+
+        Returns one CardReading per card, in order. An empty list gives an empty list.
+        :raises ValueError: if a card is not a canonical array.
+        """
+        for card in cards:
+            check_canonical(card)
+        if not cards:
+            return []
+        features = np.stack([card_features(card) for card in cards])
+        return self.read_features(features)
+
+    def read_features(self, features: npt.NDArray[np.floating[Any]]) -> list[CardReading]:
+        """Readings from precomputed features (n, N_FEATURES), as `read` would give."""
+        probabilities = self.probabilities(features)
+        readings = []
+        for i in range(len(features)):
+            values: dict[str, str] = {}
+            confidence: dict[str, float] = {}
+            uncertain = False
+            for name, model in self._models.items():
+                row = probabilities[name][i]
+                best = int(row.argmax())
+                values[name] = model.classes[best]
+                confidence[name] = float(row[best])
+                uncertain |= confidence[name] < model.threshold
+            card = Card.from_attributes(count=int(values["count"]), color=values["color"],
+                                        shading=values["shading"], shape=values["shape"])
+            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain))
+        return readings

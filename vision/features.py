@@ -1,0 +1,350 @@
+"""From a canonical card to a short vector of engineered features the card reader classifies.
+
+The features describe what a person looks at, not raw pixels, so that a model trained on one
+deck and one camera carries over to others:
+
+* **paper**: the card's own white is estimated locally (a coarse max filter over the face) and
+  every pixel is divided by it, which cancels warm, cool, dim and uneven light;
+* **ink**: ink strength is how far a pixel falls below its paper white in its darkest channel;
+  thresholding it at a fraction of the card's strongest ink gives the symbol strokes, and filling
+  each outer contour gives one solid blob per symbol (stripes and outlines fill the same way);
+* **count** from the number and sizes of the blobs, **shape** from the blob outline (solidity,
+  extent, width profile, mirror symmetry, polygon fit...), **shading** from the ink inside the
+  blob compared with its border stroke, and **color** from the white-balanced absorption of the
+  strongest ink pixels.
+
+Everything is computed inside a margin at the card border, so a warp that is a few pixels off
+(a sliver of table at the edge) changes nothing. The features are unchanged by a 180-degree turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH
+
+# Pixels ignored at each border of the canonical card: a detected quad can be off by a few
+# pixels, and the rounded corners and table show there.
+MARGIN = 8
+# Segmentation, shape and colour work on the face at half resolution (4x fewer pixels, the speed
+# budget is a fraction of a millisecond per card); only the stripe texture uses full resolution.
+_SCALE = 2
+# Size of the coarse paper-white grid cells (half-resolution pixels), and the max-filter size
+# over them: the filter must reach paper from the middle of the largest solid symbol (about
+# 50 px tall on a 250 px card).
+_PAPER_CELL = 4
+_PAPER_FILTER = 9
+# First-pass ink above which a pixel is not used for the paper estimate, and the box size
+# (half-resolution pixels) of the local paper mean.
+_PAPER_INK = 0.12
+_PAPER_BOX = 31
+_PAPER_PRIOR = 0.02
+# Ink threshold as a fraction of the card's strongest ink, with a floor against paper noise.
+_INK_FRACTION = 0.42
+# Ink connected to such strong ink is kept down to this fraction (hysteresis).
+_INK_LOW_FRACTION = 0.22
+_INK_FLOOR = 0.08
+# A blob is a symbol when its bounding box is at least this fraction of the largest blob's
+# and of the face.
+_BLOB_OF_LARGEST = 0.3
+_BLOB_OF_FACE = 0.015
+# ... and its centre is within this fraction of the face width of the vertical centre line.
+_CENTRE_TOLERANCE = 0.2
+
+_FACE_H = CARD_HEIGHT - 2 * MARGIN
+_FACE_W = CARD_WIDTH - 2 * MARGIN
+# (Rounded down to whole paper cells, so that the coarse grid is an exact 4x4 average.)
+_SMALL_H = _FACE_H // _SCALE // _PAPER_CELL * _PAPER_CELL
+_SMALL_W = _FACE_W // _SCALE // _PAPER_CELL * _PAPER_CELL
+_FACE_AREA = float(_SMALL_H * _SMALL_W)
+_DISC5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_SQUARE3 = np.ones((3, 3), np.uint8)
+
+FEATURE_NAMES: tuple[str, ...] = (
+    # count
+    "blob_count", "filled_area", "largest_blob_area", "filled_over_largest",
+    "span_over_blob_height", "row_runs",
+    # shape (of the median-sized symbol)
+    "solidity", "extent_rect", "extent_box", "aspect", "circularity", "poly_vertices_fine",
+    "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
+    "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3",
+    # shading
+    "strong_ink", "inside_over_stroke", "inside_ink", "inside_std", "inside_inked",
+    "inside_dx", "inside_dy", "inside_chroma_over_stroke",
+    # color (white-balanced)
+    "absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
+    "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin",
+)
+N_FEATURES = len(FEATURE_NAMES)
+
+
+@dataclass(frozen=True)
+class InkSegmentation:
+    """The ink of one card face, inside the border margin.
+
+    ``face`` is the full-resolution face, BGR uint8 (CARD_HEIGHT - 2 * MARGIN,
+    CARD_WIDTH - 2 * MARGIN, 3). Everything else is at half that resolution, (H, W):
+    ``white`` the face divided by its paper white, float32 (H, W, 3) BGR, paper near 1;
+    ``ink`` ink strength float32 (H, W) in [0, 1]; ``strokes`` the thresholded ink, uint8 0/255;
+    ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
+    top to bottom; ``filled`` the blobs filled, uint8 0/255.
+    """
+
+    face: npt.NDArray[np.uint8]
+    white: npt.NDArray[np.float32]
+    ink: npt.NDArray[np.float32]
+    strong_ink: float
+    strokes: npt.NDArray[np.uint8]
+    symbols: tuple[npt.NDArray[np.int32], ...]
+    filled: npt.NDArray[np.uint8]
+
+
+def check_canonical(card: npt.NDArray[np.uint8]) -> None:
+    """Raise ValueError unless ``card`` is a canonical BGR uint8 (CARD_HEIGHT, CARD_WIDTH, 3)."""
+    if not isinstance(card, np.ndarray) or card.dtype != np.uint8 or card.shape != (CARD_HEIGHT, CARD_WIDTH, 3):
+        shape = getattr(card, "shape", None)
+        dtype = getattr(card, "dtype", type(card).__name__)
+        raise ValueError(f"card must be a canonical BGR uint8 array of shape "
+                         f"({CARD_HEIGHT}, {CARD_WIDTH}, 3), got {dtype} {shape}")
+
+
+def white_balance(face: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8]]:
+    """Divide each pixel of ``face`` (BGR uint8 (H, W, 3)) by its local paper white.
+
+    Two passes. First, a coarse paper white: on a grid of ``_PAPER_CELL``-pixel cells, the
+    mean colour of the cells nearly as bright as the brightest cell around them (brightness,
+    not per channel: red ink is brighter than bluish paper in the red channel). That finds the
+    ink. Then the paper white is re-estimated as the local mean of the pixels that are not ink
+    (a normalised box filter), which follows light that changes across the card. Returns
+    (white, paper_mask): white is float32 (H, W, 3) with paper close to 1 (clipped at 1);
+    paper_mask uint8 (H, W) 0/1, the pixels taken as paper.
+    """
+    height, width = face.shape[:2]
+    face_f = face.astype(np.float32)
+    grid = cv2.resize(face_f, (max(1, width // _PAPER_CELL), max(1, height // _PAPER_CELL)),
+                      interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)
+    local_max = cv2.dilate(gray, np.ones((_PAPER_FILTER, _PAPER_FILTER), np.uint8))
+    bright_cells = (gray >= 0.85 * local_max).astype(np.uint8)
+    box = (_PAPER_FILTER, _PAPER_FILTER)
+    grid_paper = cv2.blur(cv2.copyTo(grid, bright_cells), box) \
+        / np.maximum(cv2.blur(bright_cells.astype(np.float32), box), 1e-3)[:, :, None]
+    bright = cv2.resize(grid_paper, (width, height), interpolation=cv2.INTER_LINEAR)
+    # (NumPy, not cv2, for the scalar bounds: cv2 reads a Python scalar as (v, 0, 0, 0).)
+    np.maximum(bright, 8.0, out=bright)
+    first = face_f / bright
+    first_ink = 1.0 - cv2.min(cv2.min(first[:, :, 0], first[:, :, 1]), first[:, :, 2])
+    paper_mask = cv2.erode((first_ink < _PAPER_INK).astype(np.uint8), _SQUARE3)
+    # Normalised convolution with the coarse estimate as a weak prior, so that the middle of a
+    # big solid symbol, far from any paper pixel, falls back to it smoothly.
+    box = (_PAPER_BOX, _PAPER_BOX)
+    weight = cv2.blur(paper_mask.astype(np.float32), box) + _PAPER_PRIOR
+    total = cv2.blur(cv2.copyTo(face_f, paper_mask), box) + _PAPER_PRIOR * bright
+    paper = total / weight[:, :, None]
+    np.maximum(paper, 8.0, out=paper)
+    white = face_f / paper
+    return np.minimum(white, 1.0, out=white), paper_mask
+
+
+def segment_ink(card: npt.NDArray[np.uint8]) -> InkSegmentation:
+    """Find the ink and the symbol blobs of a canonical card (BGR uint8 (250, 160, 3))."""
+    check_canonical(card)
+    face = card[MARGIN:-MARGIN, MARGIN:-MARGIN]
+    small = cv2.resize(face, (_SMALL_W, _SMALL_H), interpolation=cv2.INTER_AREA)
+    white, paper_mask = white_balance(small)
+    b, g, r = cv2.split(white)
+    ink = 1.0 - cv2.min(cv2.min(b, g), r)
+    flat = ink.ravel()
+    rank = int(0.995 * flat.size)
+    strong = float(np.partition(flat, rank)[rank])
+    # Paper grain and glare set the noise floor below which nothing is ink.
+    paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
+    noise = float(paper_mean[0, 0] + 4.0 * paper_std[0, 0]) if paper_mask.any() else 0.0
+    high = max(_INK_FLOOR, _INK_FRACTION * strong, noise)
+    low = max(_INK_FLOOR, _INK_LOW_FRACTION * strong, noise)
+    strokes = _hysteresis(ink, high=high, low=min(low, high))
+    strokes = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, _SQUARE3)
+    contours, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # Blobs are sized by their bounding box, so an outline with a faint gap (which fills as
+    # just its stroke) still counts as the symbol it is.
+    sizes = [_box_area(c) for c in contours]
+    largest = max(sizes, default=0)
+    keep = [c for c, size in zip(contours, sizes)
+            if size >= _BLOB_OF_LARGEST * largest and size >= _BLOB_OF_FACE * _FACE_AREA
+            and _is_centred(c)]
+    keep.sort(key=lambda c: float(c[:, 0, 1].min()))
+    filled = np.zeros_like(strokes)
+    cv2.drawContours(filled, keep, -1, 255, thickness=cv2.FILLED)
+    return InkSegmentation(face, white, ink, strong, strokes, tuple(keep), filled)
+
+
+def _hysteresis(ink: npt.NDArray[np.float32], high: float, low: float) -> npt.NDArray[np.uint8]:
+    """Pixels above ``low`` connected to a pixel above ``high`` (uint8 0/255): strokes whose ink
+    fades in places (glare, a worn print) stay whole, while paper texture never seeds a blob."""
+    weak = (ink > low).astype(np.uint8)
+    n, labels = cv2.connectedComponents(weak, connectivity=8)
+    if n <= 1:
+        return weak * 255
+    seeded = np.zeros(n, np.uint8)
+    seeded[labels[ink > high]] = 255
+    seeded[0] = 0
+    return seeded[labels]
+
+
+def _is_centred(contour: npt.NDArray[np.int32]) -> bool:
+    """SET symbols sit on the card's vertical centre line; paper texture and stains need not."""
+    x, _, w, _ = cv2.boundingRect(contour)
+    return abs(x + w / 2 - _SMALL_W / 2) <= _CENTRE_TOLERANCE * _SMALL_W
+
+
+def _box_area(contour: npt.NDArray[np.int32]) -> int:
+    _, _, w, h = cv2.boundingRect(contour)
+    return w * h
+
+
+def card_features(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """The feature vector of one canonical card: float32 (N_FEATURES,), in FEATURE_NAMES order."""
+    seg = segment_ink(card)
+    inside = cv2.erode(seg.filled, _DISC5) if seg.symbols else seg.filled
+    values: list[float] = []
+    values += _count_features(seg)
+    values += _shape_features(seg)
+    values += _shading_features(seg, inside)
+    values += _color_features(seg, inside)
+    return np.asarray(values, dtype=np.float32)
+
+
+def features_of_cards(cards: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
+    """Stack the features of many canonical cards: float32 (len(cards), N_FEATURES)."""
+    if not cards:
+        return np.zeros((0, N_FEATURES), np.float32)
+    return np.stack([card_features(card) for card in cards])
+
+
+def _count_features(seg: InkSegmentation) -> list[float]:
+    if not seg.symbols:
+        return [0.0] * 6
+    boxes = [cv2.boundingRect(c) for c in seg.symbols]
+    areas = [float(w * h) for _, _, w, h in boxes]
+    heights = sorted(h for _, _, _, h in boxes)
+    top = min(y for _, y, _, _ in boxes)
+    bottom = max(y + h for _, y, _, h in boxes)
+    rows = seg.filled.max(axis=1) > 0
+    runs = int(np.count_nonzero(rows[1:] & ~rows[:-1]) + rows[0])
+    total, largest = sum(areas), max(max(areas), 1.0)
+    return [float(len(areas)), total / _FACE_AREA, largest / _FACE_AREA, total / largest,
+            (bottom - top) / max(heights[len(heights) // 2], 1), float(runs)]
+
+
+def _shape_features(seg: InkSegmentation) -> list[float]:
+    if not seg.symbols:
+        return [0.0] * 17
+    # One typical symbol (the median by area) speaks for all: they are printed alike.
+    by_area = sorted(seg.symbols, key=cv2.contourArea)
+    return _symbol_shape(by_area[len(by_area) // 2])
+
+
+def _symbol_shape(contour: npt.NDArray[np.int32]) -> list[float]:
+    area = max(cv2.contourArea(contour), 1.0)
+    perimeter = max(cv2.arcLength(contour, True), 1.0)
+    hull_index = cv2.convexHull(contour, returnPoints=False)
+    solidity = area / max(cv2.contourArea(contour[hull_index.ravel()]), 1.0)
+    (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(contour)
+    short_side = max(min(rect_w, rect_h), 1.0)
+    extent_rect = area / max(rect_w * rect_h, 1.0)
+    x, y, w, h = cv2.boundingRect(contour)
+    extent_box = area / max(w * h, 1)
+    aspect = max(rect_w, rect_h) / short_side
+    circularity = 4.0 * np.pi * area / perimeter**2
+    fine = len(cv2.approxPolyDP(contour, 0.015 * perimeter, True))
+    coarse = len(cv2.approxPolyDP(contour, 0.04 * perimeter, True))
+    depth = 0.0
+    if len(hull_index) > 3 and len(contour) > 3:
+        try:
+            defects = cv2.convexityDefects(contour, hull_index)
+        except cv2.error:  # a self-touching simplified contour: no defect depth to report
+            defects = None
+        if defects is not None and len(defects):
+            depth = float(defects.reshape(-1, 4)[:, 3].max()) / 256.0 / short_side
+    # The symbol alone in its bounding box: the mirror test and the width/height profiles.
+    blob = np.zeros((h, w), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
+    mirrored = blob[:, ::-1]
+    mirror_iou = np.count_nonzero(blob & mirrored) / max(np.count_nonzero(blob | mirrored), 1)
+    row_width = blob.sum(axis=1) / max(w, 1)
+    col_height = blob.sum(axis=0) / max(h, 1)
+    hu = cv2.HuMoments(cv2.moments(contour)).ravel()[:3]
+    hu = -np.sign(hu) * np.log10(np.abs(hu) + 1e-12)
+    return [solidity, extent_rect, extent_box, aspect, circularity, float(fine), float(coarse),
+            depth, mirror_iou, _at_both_ends(row_width, 0.15), _at_both_ends(row_width, 0.30),
+            _at_both_ends(row_width, 0.5), _at_both_ends(col_height, 0.10),
+            _at_both_ends(col_height, 0.25), *(float(v) for v in hu)]
+
+
+def _at_both_ends(profile: npt.NDArray[np.float64], fraction: float) -> float:
+    """The mean of ``profile`` at ``fraction`` of its length from either end (turn-invariant)."""
+    n = len(profile)
+    i = min(n - 1, int(fraction * n))
+    return float(profile[i] + profile[n - 1 - i]) / 2.0
+
+
+def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> list[float]:
+    strong = max(seg.strong_ink, 1e-3)
+    if not seg.symbols or not cv2.countNonZero(inside):
+        return [strong] + [0.0] * 7
+    stroke = cv2.subtract(seg.filled, inside)
+    inside_mean, inside_std = cv2.meanStdDev(seg.ink, mask=inside)
+    stroke_mean = cv2.mean(seg.ink, mask=stroke)[0] if cv2.countNonZero(stroke) else strong
+    inked = cv2.countNonZero(cv2.bitwise_and(inside, seg.strokes)) / cv2.countNonZero(inside)
+    # Stripes are finer than the half-resolution grid: measure their texture at full resolution,
+    # as the mean step between neighbouring pixels of the darkest channel, relative to paper.
+    gray = cv2.min(cv2.min(seg.face[:, :, 0], seg.face[:, :, 1]), seg.face[:, :, 2])
+    big_inside = cv2.resize(inside, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_NEAREST)
+    paper = max(cv2.mean(gray, mask=cv2.bitwise_not(big_inside))[0], 1.0) * strong
+    step_x = cv2.absdiff(gray[:, 1:], gray[:, :-1])
+    step_y = cv2.absdiff(gray[1:, :], gray[:-1, :])
+    dx = cv2.mean(step_x, mask=big_inside[:, 1:])[0] / paper
+    dy = cv2.mean(step_y, mask=big_inside[1:, :])[0] / paper
+    chroma = cv2.subtract(cv2.max(cv2.max(seg.white[:, :, 0], seg.white[:, :, 1]), seg.white[:, :, 2]),
+                          cv2.min(cv2.min(seg.white[:, :, 0], seg.white[:, :, 1]), seg.white[:, :, 2]))
+    chroma_stroke = cv2.mean(chroma, mask=stroke)[0] if cv2.countNonZero(stroke) else 1.0
+    return [strong, float(inside_mean[0, 0]) / max(stroke_mean, 1e-3), float(inside_mean[0, 0]) / strong,
+            float(inside_std[0, 0]) / strong, inked, dx, dy,
+            cv2.mean(chroma, mask=inside)[0] / max(chroma_stroke, 1e-3)]
+
+
+def _color_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> list[float]:
+    # The strongest ink pixels of the symbols carry the pigment's colour most purely.
+    _, strongest = cv2.threshold(seg.ink, 0.6 * seg.strong_ink, 255, cv2.THRESH_BINARY)
+    strongest = strongest.astype(np.uint8)
+    if seg.symbols:
+        strongest = cv2.bitwise_and(strongest, seg.filled)
+    if not cv2.countNonZero(strongest):
+        strongest = seg.filled if seg.symbols else np.full_like(strongest, 255)
+    mean = np.array(cv2.mean(seg.white, mask=strongest)[:3])
+    b, g, r = np.maximum(mean, 1e-3)
+    if seg.symbols and cv2.countNonZero(inside):
+        inside_mean = np.array(cv2.mean(seg.white, mask=inside)[:3])
+    else:
+        inside_mean = mean
+    return [*_absorption(mean), float(np.log(r / g)), float(np.log(b / g)), *_hue(mean),
+            *_absorption(inside_mean), *_hue(inside_mean)]
+
+
+def _absorption(bgr: npt.NDArray[np.float64]) -> list[float]:
+    """How much of each channel the ink takes away from the paper, as fractions summing to 1."""
+    absorbed = np.maximum(1.0 - bgr, 1e-3)
+    return [float(v) for v in absorbed / absorbed.sum()]
+
+
+def _hue(bgr: npt.NDArray[np.float64]) -> list[float]:
+    """The hue of a white-balanced colour as (cos, sin) of its angle in opponent space."""
+    b, g, r = bgr
+    red_green = (r - g) / np.sqrt(2.0)
+    yellow_blue = (r + g - 2.0 * b) / np.sqrt(6.0)
+    norm = float(np.hypot(red_green, yellow_blue)) or 1.0
+    return [float(red_green / norm), float(yellow_blue / norm)]

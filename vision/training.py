@@ -1,0 +1,374 @@
+"""Train the card reader: labelled crops -> features -> one small classifier per attribute.
+
+Data: ``set-photos/cards.csv`` (path,count,color,shading,shape) under the shared data folder.
+Crops of one source photo share its camera, light and table, so the split is by source photo:
+a crop's source is its file name minus the last two ``_N`` parts (``DSC_4901_1_25.jpg`` ->
+``DSC_4901``), and a stable hash of the source puts every crop of a photo on the same side:
+70% train, 10% calibration (confidence thresholds), 20% held-out test.
+
+Training crops are augmented the way real warps and real light differ from a tight dataset crop:
+a quad a few pixels off (with table showing at the border), a 180-degree turn, warm/cool/dim
+light, a light gradient across the card, blur and sensor noise. Everything runs from fixed seeds,
+so the same data gives the same models.
+
+The models are exported as plain arrays (JSON), read back by `vision.cardreader` with NumPy only.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import platform
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from core.cards import COLORS, COUNTS, SHADINGS, SHAPES
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop, warp_card
+from vision.features import FEATURE_NAMES, N_FEATURES, card_features
+
+T = TypeVar("T")
+ProgressFn = Callable[[Iterable[T], int, str], Iterator[T]]
+
+ATTRIBUTES: tuple[str, ...] = ("count", "color", "shading", "shape")
+CLASSES: dict[str, tuple[str, ...]] = {
+    "count": tuple(str(c) for c in COUNTS),
+    "color": COLORS,
+    "shading": SHADINGS,
+    "shape": SHAPES,
+}
+SEED = 20261129
+# Augmented copies of each training crop (besides the crop itself).
+AUGMENTED_COPIES = 1
+# Calibration: the confidence threshold of an attribute is the lowest one at which the readings
+# kept on the calibration photos are at least this accurate ...
+TARGET_KEPT_ACCURACY = 0.999
+# ... but never below this floor (a near-tie between two values is always uncertain).
+MIN_THRESHOLD = 0.6
+MAX_THRESHOLD = 0.95
+MODEL_FORMAT = "setfinder-card-reader/1"
+
+
+@dataclass(frozen=True)
+class LabelledCrop:
+    """One labelled card crop on disk; ``labels`` maps attribute -> value text ("2", "red", ...)."""
+
+    path: Path
+    source: str
+    labels: dict[str, str]
+
+
+def source_photo(path: str | Path) -> str:
+    """The source photo of a crop: its file stem minus the last two ``_N`` parts."""
+    stem = Path(path).stem
+    parts = stem.rsplit("_", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        raise ValueError(f"crop name {Path(path).name!r} does not end in _N_N (source photo unknown)")
+    return parts[0]
+
+
+def split_of(source: str) -> str:
+    """"train", "calibration" or "test" for every crop of ``source`` (stable across runs)."""
+    bucket = zlib.crc32(source.encode("utf-8")) % 10
+    return "test" if bucket < 2 else "calibration" if bucket == 2 else "train"
+
+
+def load_labelled_crops(folder: Path, with_sources: bool = True) -> list[LabelledCrop]:
+    """Read ``folder/cards.csv`` (path,count,color,shading,shape); paths relative to ``folder``.
+
+    Raises FileNotFoundError when the CSV is absent, ValueError on a bad row.
+    """
+    table = folder / "cards.csv"
+    if not table.is_file():
+        raise FileNotFoundError(f"{table} not found")
+    crops = []
+    with table.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            labels = {name: row[name].strip() for name in ATTRIBUTES}
+            for name, value in labels.items():
+                if value not in CLASSES[name]:
+                    raise ValueError(f"{table}: {row['path']}: bad {name} {value!r}")
+            source = source_photo(row["path"]) if with_sources else Path(row["path"]).stem
+            crops.append(LabelledCrop(folder / row["path"], source, labels))
+    return crops
+
+
+def read_canonical(path: Path) -> npt.NDArray[np.uint8]:
+    """Load a crop from disk as a canonical card. Raises FileNotFoundError if unreadable."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"cannot read image {path}")
+    return resize_crop(image)
+
+
+def augment(card: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
+    """A canonical card as a real detector and real light might deliver it.
+
+    ``card`` is a canonical BGR uint8 (250, 160, 3); returns a new one of the same shape.
+    """
+    pad = 12
+    table = rng.uniform(30, 230, size=3)
+    canvas = cv2.copyMakeBorder(card, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=table.tolist())
+    corners = _CANONICAL_CORNERS + pad
+    # Corner error of a detected quad: a few pixels each way, sometimes showing table.
+    corners = corners + rng.normal(0.0, 2.0, size=(4, 2)).clip(-6, 6)
+    if rng.random() < 0.5:
+        corners = np.roll(corners, 2, axis=0)  # the same card read upside down
+    warped = warp_card(canvas, corners)
+    # Light: overall level, colour temperature (warm raises red, lowers blue), a gradient
+    # across the card, then a gamma curve.
+    gains = rng.uniform(0.45, 1.15) * np.exp(rng.normal(0.0, 0.12, size=3))
+    temperature = rng.uniform(-0.25, 0.25)
+    gains *= np.array([1.0 - temperature, 1.0, 1.0 + temperature])
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = np.cos(angle) * _RAMP_X + np.sin(angle) * _RAMP_Y
+    shade = (1.0 + rng.uniform(0.0, 0.6) * ramp)[:, :, None] * gains.astype(np.float32)[None, None, :]
+    lit = np.clip(warped * shade, 0, 255).astype(np.uint8)
+    gamma = rng.uniform(0.8, 1.25)
+    lut = (255.0 * (np.arange(256) / 255.0) ** gamma).astype(np.uint8)
+    out = cv2.LUT(lit, lut)
+    if rng.random() < 0.5:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.6))
+    noise = np.zeros(out.shape, np.int16)
+    cv2.randn(noise, 0, float(rng.uniform(0.0, 4.0)))
+    return cv2.add(out, noise, dtype=cv2.CV_8U)
+
+
+_CANONICAL_CORNERS = np.array([[0, 0], [CARD_WIDTH - 1, 0], [CARD_WIDTH - 1, CARD_HEIGHT - 1],
+                               [0, CARD_HEIGHT - 1]], dtype=np.float64)
+_RAMP_Y, _RAMP_X = (np.mgrid[0:CARD_HEIGHT, 0:CARD_WIDTH].astype(np.float32)
+                    / np.array([CARD_HEIGHT, CARD_WIDTH], np.float32)[:, None, None] - 0.5)
+
+
+def _identity_progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
+    del total, label
+    yield from items
+
+
+def feature_table(crops: Sequence[LabelledCrop], copies: int, seed: int,
+                  progress: ProgressFn[Any] = _identity_progress, label: str = "features",
+                  extra: Callable[[npt.NDArray[np.uint8], np.random.Generator], npt.NDArray[np.uint8]] | None = None,
+                  ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[np.int64]]]:
+    """Features and class indices of ``crops``, each read as is plus ``copies`` augmented copies.
+
+    Returns X float32 (n, N_FEATURES) and, per attribute, y int64 (n,) indexing CLASSES[attr].
+    The random stream depends only on ``seed`` and each crop's position, so it is deterministic.
+    """
+    rows: list[npt.NDArray[np.float32]] = []
+    targets: dict[str, list[int]] = {name: [] for name in ATTRIBUTES}
+    for i, crop in enumerate(progress(crops, len(crops), label)):
+        card = read_canonical(crop.path)
+        rng = np.random.default_rng([seed, i])
+        variants = [card] + [augment(card, rng) for _ in range(copies)]
+        for variant in variants:
+            rows.append(card_features(variant))
+            for name in ATTRIBUTES:
+                targets[name].append(CLASSES[name].index(crop.labels[name]))
+    X = np.stack(rows) if rows else np.zeros((0, N_FEATURES), np.float32)
+    return X, {name: np.asarray(values, dtype=np.int64) for name, values in targets.items()}
+
+
+def fit_attribute(X: npt.NDArray[np.float32], y: npt.NDArray[np.int64], seed: int = SEED) -> Any:
+    """A scikit-learn pipeline (scaler + multinomial logistic regression) for one attribute."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=10.0, max_iter=3000, random_state=seed))
+    model.fit(X, y)
+    return model
+
+
+def export_attribute(model: Any, n_classes: int) -> dict[str, Any]:
+    """The fitted pipeline as plain arrays: softmax(((x - mean) / scale) @ coef.T + intercept)."""
+    scaler, classifier = model[0], model[-1]
+    coef = np.asarray(classifier.coef_, dtype=np.float64)
+    intercept = np.asarray(classifier.intercept_, dtype=np.float64)
+    if coef.shape[0] != n_classes or list(classifier.classes_) != list(range(n_classes)):
+        raise ValueError(f"classifier saw classes {list(classifier.classes_)}, expected 0..{n_classes - 1}")
+    return {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(),
+            "coef": coef.tolist(), "intercept": intercept.tolist()}
+
+
+def choose_threshold(probabilities: npt.NDArray[np.float64], y: npt.NDArray[np.int64]) -> float:
+    """The lowest confidence at which kept readings are TARGET_KEPT_ACCURACY accurate (clipped)."""
+    confidence = probabilities.max(axis=1)
+    correct = probabilities.argmax(axis=1) == y
+    order = np.argsort(-confidence)
+    kept_accuracy = np.cumsum(correct[order]) / np.arange(1, len(order) + 1)
+    good = np.nonzero(kept_accuracy >= TARGET_KEPT_ACCURACY)[0]
+    if len(good) == 0:
+        return MAX_THRESHOLD
+    # The last rank at which the running accuracy still meets the target.
+    threshold = float(confidence[order][good[-1]])
+    return float(np.clip(threshold, MIN_THRESHOLD, MAX_THRESHOLD))
+
+
+def library_versions() -> dict[str, str]:
+    import sklearn
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "opencv": cv2.__version__,
+            "scikit-learn": sklearn.__version__}
+
+
+def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_progress,
+                      copies: int = AUGMENTED_COPIES, seed: int = SEED) -> dict[str, Any]:
+    """Train the four attribute models from ``data_dir/set-photos``; return the JSON-able model.
+
+    The returned dict holds the model arrays, the calibrated thresholds and a ``report`` with
+    held-out accuracy (set-photos test photos, and the errcw deck when present). Raises
+    FileNotFoundError when the set-photos data is absent.
+    """
+    crops = load_labelled_crops(data_dir / "set-photos")
+    by_split: dict[str, list[LabelledCrop]] = {"train": [], "calibration": [], "test": []}
+    for crop in crops:
+        by_split[split_of(crop.source)].append(crop)
+    X_train, y_train = feature_table(by_split["train"], copies, seed, progress, "train features")
+    X_cal, y_cal = feature_table(by_split["calibration"], copies, seed + 1, progress, "calibration features")
+    models = {}
+    exported: dict[str, Any] = {}
+    for name in progress(ATTRIBUTES, len(ATTRIBUTES), "fitting"):
+        models[name] = fit_attribute(X_train, y_train[name], seed)
+        exported[name] = export_attribute(models[name], len(CLASSES[name]))
+        exported[name]["classes"] = list(CLASSES[name])
+        exported[name]["threshold"] = choose_threshold(models[name].predict_proba(X_cal), y_cal[name])
+    model: dict[str, Any] = {
+        "format": MODEL_FORMAT,
+        "features": list(FEATURE_NAMES),
+        "attributes": exported,
+        "training": {
+            "data": "set-photos/cards.csv",
+            "split": "by source photo, crc32(source) % 10: 0-1 test, 2 calibration, 3-9 train",
+            "crops": {split: len(items) for split, items in by_split.items()},
+            "source_photos": {split: len({c.source for c in items}) for split, items in by_split.items()},
+            "augmented_copies": copies,
+            "seed": seed,
+            "classifier": "StandardScaler + multinomial LogisticRegression(C=10)",
+            "versions": library_versions(),
+        },
+    }
+    model["report"] = evaluate(model, data_dir, by_split["test"], progress)
+    return model
+
+
+def evaluate(model: dict[str, Any], data_dir: Path, test_crops: Sequence[LabelledCrop],
+             progress: ProgressFn[Any] = _identity_progress) -> dict[str, Any]:
+    """Accuracy of ``model`` (exported form) on held-out set-photos crops and on errcw crops."""
+    from vision.cardreader import CardReader
+
+    reader = CardReader.from_dict(model)
+    report = {"set-photos test": accuracy_report(reader, test_crops, progress, "test crops")}
+    errcw = data_dir / "errcw-set-solver"
+    if (errcw / "cards.csv").is_file():
+        report["errcw"] = accuracy_report(reader, load_labelled_crops(errcw, with_sources=False),
+                                          progress, "errcw crops")
+    return report
+
+
+def accuracy_report(reader: Any, crops: Sequence[LabelledCrop], progress: ProgressFn[Any] = _identity_progress,
+                    label: str = "reading") -> dict[str, Any]:
+    """Per-attribute and whole-card accuracy, confusion matrices, the rate of readings marked
+    uncertain and of wrong readings not so marked (the ones that mislead a caller)."""
+    confusion = {name: np.zeros((len(CLASSES[name]),) * 2, np.int64) for name in ATTRIBUTES}
+    whole = 0
+    uncertain = 0
+    wrong_certain = 0
+    mistakes: list[str] = []
+    for crop in progress(crops, len(crops), label):
+        reading = reader.read([read_canonical(crop.path)])[0]
+        got = {"count": str(reading.card.count), "color": reading.card.color,
+               "shading": reading.card.shading, "shape": reading.card.shape}
+        for name in ATTRIBUTES:
+            confusion[name][CLASSES[name].index(crop.labels[name]), CLASSES[name].index(got[name])] += 1
+        if got == crop.labels:
+            whole += 1
+        else:
+            flag = " (uncertain)" if reading.uncertain else ""
+            mistakes.append(f"{crop.path.name}: read {reading.card}{flag}")
+            wrong_certain += not reading.uncertain
+        uncertain += reading.uncertain
+    n = max(len(crops), 1)
+    return {
+        "crops": len(crops),
+        "whole_card": whole / n,
+        "uncertain": uncertain / n,
+        "wrong_certain": wrong_certain / n,
+        "attributes": {name: float(np.trace(confusion[name]) / n) for name in ATTRIBUTES},
+        "confusion": {name: confusion[name].tolist() for name in ATTRIBUTES},
+        "mistakes": mistakes[:50],
+    }
+
+
+def save_model(model: dict[str, Any], out_dir: Path) -> Path:
+    """Write ``model`` as ``out_dir/card_reader.json`` and its model card ``out_dir/README.md``.
+
+    Returns the JSON path. The JSON is written with sorted keys, so the same model gives the
+    same bytes.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "card_reader.json"
+    path.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
+    (out_dir / "README.md").write_text(model_card(model))
+    return path
+
+
+def model_card(model: dict[str, Any]) -> str:
+    """The markdown model card of an exported model: data, split, features, accuracy, rebuild."""
+    training = model["training"]
+    lines = [
+        "# Card reader models",
+        "",
+        "`card_reader.json` reads a canonical card (`vision/canonical.py`, BGR 250x160) as count, color,",
+        "shading and shape, each with a probability. It is plain JSON arrays, evaluated with NumPy by",
+        "`vision/cardreader.py` (no pickle, no scikit-learn needed to load). This file is written by the",
+        "same command that writes the model, so its figures are that model's.",
+        "",
+        "Rebuild (deterministic, a few minutes on 2 cores):",
+        "",
+        "    setfinder train --data ../shared/data --out models/",
+        "",
+        "## Data and split",
+        "",
+        f"- Training data: `../shared/data/{training['data']}` (tight card-face crops of real table photos).",
+        f"- Split {training['split']}; every crop of one source photo is on one side.",
+        "- Crops (source photos): " + ", ".join(
+            f"{split} {n} ({training['source_photos'][split]})" for split, n in training["crops"].items()) + ".",
+        f"- Each training and calibration crop is used as is plus {training['augmented_copies']} augmented "
+        "copy/copies: a quad a few pixels off (table showing at the border), a 180-degree turn, dim/warm/cool "
+        "light, a light gradient, gamma, blur, sensor noise (`vision/training.py: augment`).",
+        "- `../shared/data/errcw-set-solver/cards` (another deck print) is never trained on: it is an",
+        "  out-of-distribution test.",
+        f"- Seed {training['seed']}. Libraries: " + ", ".join(f"{k} {v}" for k, v in training["versions"].items()) + ".",
+        "",
+        "## Model",
+        "",
+        f"One classifier per attribute: {training['classifier']}, on the {len(model['features'])} engineered",
+        "features of `vision/features.py` (white-balanced by the card's own paper; ink blobs; see that",
+        "module's docstring). Confidence = the winning probability; a reading below the attribute's",
+        "threshold is reported uncertain. Thresholds were chosen on the calibration photos as the lowest",
+        f"confidence at which kept readings are {TARGET_KEPT_ACCURACY:.1%} accurate, clipped to "
+        f"[{MIN_THRESHOLD}, {MAX_THRESHOLD}]:",
+        "",
+        "| attribute | classes | threshold |",
+        "|---|---|---|",
+    ]
+    for name in ATTRIBUTES:
+        raw = model["attributes"][name]
+        lines.append(f"| {name} | {', '.join(raw['classes'])} | {raw['threshold']:.3f} |")
+    lines += ["", "Features, in order: " + ", ".join(f"`{f}`" for f in model["features"]) + ".", "",
+              "## Held-out accuracy", "",
+              "| data | crops | count | color | shading | shape | whole card | uncertain |",
+              "|---|---|---|---|---|---|---|---|"]
+    for name, report in model["report"].items():
+        cells = " | ".join(f"{report['attributes'][a]:.2%}" for a in ATTRIBUTES)
+        lines.append(f"| {name} | {report['crops']} | {cells} | {report['whole_card']:.2%} | {report['uncertain']:.2%} |")
+    lines += ["", "`set-photos test` = crops of the held-out source photos (never seen in training or "
+              "calibration); `errcw` = all 81 crops of the other deck. Confusion matrices and timing: "
+              "`python bench/bench_cards.py`.", ""]
+    return "\n".join(lines)
