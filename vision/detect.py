@@ -56,6 +56,21 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
         raise ValueError(f"image must be BGR uint8 (H, W, 3), got {image.dtype} {image.shape}")
     height, width = image.shape[:2]
     scale = min(1.0, DETECTION_SIDE / max(height, width))
+    cards = _find_at_scale(image, scale)
+    # Small cards (a wide view of the table) lose their outlines when shrunk: look again at
+    # full resolution, which costs time only for such views.
+    if scale < 1.0:
+        whole = [c for c in cards if not c.partial]
+        small_cards = not whole or np.median([_short_side(c.corners) for c in whole]) * scale < 45
+        if small_cards:
+            full_scale = min(1.0, 2 * scale)
+            again = _find_at_scale(image, full_scale)
+            if len(again) > len(cards):
+                cards = again
+    return cards
+
+
+def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=cv2.INTER_AREA)
     candidates: list[CardQuad] = []
@@ -63,9 +78,14 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
         candidates.extend(_quads_in_mask(mask, small, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates))
     if scale != 1.0:
-        cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score)
+        cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score, card.paper)
                  for card in cards]
     return cards
+
+
+def _short_side(corners: npt.NDArray[np.float32]) -> float:
+    sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
+    return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.uint8], float]]:
@@ -429,6 +449,9 @@ def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
                 kept.append(CardQuad(card.corners, False, card.score))
             elif len(whole) < 3 or 0.1 * typical_area <= card.area <= 1.3 * typical_area:
                 kept.append(card)
-        elif len(whole) < 3 or 0.4 * typical_area <= card.area <= 2.0 * typical_area:
+        elif len(whole) < 3:
+            kept.append(card)
+        elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
+              and 0.7 * typical_aspect <= _aspect(card.corners) <= 1.4 * typical_aspect):
             kept.append(card)
     return kept
