@@ -14,6 +14,7 @@ Real data (never used for training here): every crop of ../shared/data/set-photo
 Usage:
     nice python3 bench/bench_realism.py                 # 81 x 40 generated cards, all real crops
     python3 bench/bench_realism.py --per-card 10 --limit 2000   # a quick look
+    python3 bench/bench_realism.py --sheet compare.png ...  # also a side-by-side picture
 Prints markdown tables: per-attribute and whole-card accuracy per deck, and the most frequent
 confusions.
 """
@@ -107,12 +108,40 @@ def score(reader: CardReader, crops: list[LabelledCrop], label: str) -> dict[str
             "confusions": confusions}
 
 
+def comparison_sheet(path: Path, seed: int) -> None:
+    """Write a PNG: for 9 cards, a real set-photos crop, the errcw crop, the clean render and two
+    generated training crops, side by side (columns), one card per row."""
+    import cv2
+
+    from core.cards import Card
+    from vision.render import render_card
+
+    names = ["3 purple striped squiggle", "2 green solid oval", "1 red outline diamond", "2 red striped diamond",
+             "3 green outline squiggle", "1 purple solid oval", "2 purple striped oval", "3 red solid squiggle",
+             "1 green striped diamond"]
+    rows = []
+    rng = np.random.default_rng(seed)
+    for name in names:
+        card = Card.parse(name)
+        folder = "-".join(name.split())
+        real = sorted((DECKS["set-photos"] / "cards" / folder).glob("*.jpg"))
+        tiles = [read_canonical(real[len(real) // 2]) if real else np.zeros((250, 160, 3), np.uint8)]
+        errcw = DECKS["errcw"] / "cards" / f"{folder}.jpg"
+        tiles.append(read_canonical(errcw) if errcw.is_file() else np.zeros((250, 160, 3), np.uint8))
+        tiles += [render_card(card), render_training_card(card, rng), render_training_card(card, rng)]
+        rows.append(np.hstack(tiles))
+    cv2.imwrite(str(path), np.vstack(rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-card", type=int, default=40, help="generated crops per card (default 40)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=0, help="score at most this many crops per deck (0 = all)")
+    parser.add_argument("--sheet", metavar="PNG", help="also write a real-vs-generated comparison sheet here")
     args = parser.parse_args()
+    if args.sheet:
+        comparison_sheet(Path(args.sheet), args.seed)
 
     decks = {}
     for name, folder in DECKS.items():

@@ -235,3 +235,19 @@ def test_sample_images_match_their_truth() -> None:
     assert len(cards) == 12 and find_sets(cards) == []
     sets = json.loads((folder / "table-12-sets.json").read_text())
     assert find_sets([Card.parse(e["card"]) for e in sets["cards"]])
+
+
+def test_a_hand_over_a_card_makes_it_occluded() -> None:
+    from vision.scene import build_scene, draw_scene
+
+    spec = build_scene(3, 6, (640, 480), layout="grid", tilt=0.0, partial=False, overlap=False, effects=0.0)
+    _, clear = draw_scene(spec)
+    target = np.array(clear["cards"][0]["corners"]).mean(axis=0)
+    hand = {"kind": "hand", "tip": target.tolist(), "direction": float(np.pi / 2), "skin": [0.4, 0.5, 0.7]}
+    image, covered = draw_scene(spec, hand=hand)
+    assert clear["cards"][0]["visibility"] == "full"
+    assert covered["cards"][0]["visibility"] == "occluded"
+    assert covered["cards"][0]["visible_fraction"] < 0.9
+    # The palm (the arm comes from below) is skin coloured where the table or card showed.
+    palm = np.round(target + [0.0, spec.card_px * 1.3]).astype(int)
+    assert np.abs(image[palm[1], palm[0]].astype(int) - [102, 127, 178]).max() < 30
