@@ -138,10 +138,11 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     bright = sample[brightness >= np.percentile(brightness, 97)]
     illuminant = np.maximum(bright.mean(axis=0), 1.0)
     gains = illuminant.max() / illuminant
-    balanced = image.astype(np.float32) * gains
-    low = balanced.min(axis=2)
-    high = balanced.max(axis=2)
-    return np.clip(2 * low - high, 0, 255).astype(np.uint8)
+    blue, green, red = (cv2.convertScaleAbs(channel, alpha=float(gain))
+                        for channel, gain in zip(cv2.split(image), gains))
+    low = cv2.min(cv2.min(blue, green), red)
+    high = cv2.max(cv2.max(blue, green), red)
+    return cv2.addWeighted(low, 2.0, high, -1.0, 0.0)  # saturates to 0..255
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
