@@ -1,16 +1,23 @@
 """Live mode: camera frames in, steady SETs out, drawn on the picture as it moves.
 
-One processed frame is: recognise the board (`vision.recognize`, the same path as photo mode)
--> steady it (`vision.tracking.BoardTracker`, told whether the picture itself is moving)
--> draw it (`vision.overlay.draw_board`) and/or write it as a JSON line (`vision.report`).
+Each frame shown: check whether the picture is moving (`MotionMeter`: a hand, the camera) ->
+read the board (`vision.recognize`, the same path as photo mode) and steady it
+(`vision.tracking.BoardTracker`) -> draw it (`vision.overlay.draw_board`) and/or write it as a
+JSON line (`vision.report.board_to_json`).
 
 Frames come from a `FrameSource`: `VideoSource` wraps `cv2.VideoCapture` (a camera index or a
 video file; a video file stands in for a camera anywhere), `ArraySource` replays images held in
-memory (tests, benchmarks). A camera is read by `LatestFrameReader` in its own thread, which
-keeps only the newest frame: when processing is slower than the camera, frames are skipped
-rather than queued, so the answer never falls behind the table. A video file is read frame by
-frame in the caller's thread (every frame processed, deterministic) unless real-time pacing is
-asked for.
+memory (tests, benchmarks).
+
+Two ways to run (`run_live`):
+
+* **real time** (cameras; ``--realtime`` for a video): `LatestFrameReader` reads the camera in
+  its own thread and keeps only the newest frame, and `BackgroundReading` reads boards in
+  another thread, always from the newest frame. The picture is shown at the camera's rate with
+  the latest steady answer; when reading is slower than the camera, frames are skipped rather
+  than queued, so the answer never falls behind the table.
+* **every frame** (a video file): each frame is read and answered in turn, in the caller's
+  thread: deterministic, for tests and for processing recordings.
 
 Everything a user can fix raises `LiveError` with a one-line message; the command line turns it
 into an error line and a non-zero exit.
