@@ -63,7 +63,7 @@ class TrackerSettings:
     motion_threshold: float = 0.06  # centre movement per frame that counts as moving
     moving_fraction: float = 0.25  # share of moving cards that unsettles the frame
     churn_fraction: float = 0.25  # share of cards appearing/vanishing at once that unsettles
-    disagree_fraction: float = 0.34  # share of cards read against their vote that unsettles
+    disagree_fraction: float = 0.5  # share of cards read against their vote that unsettles
     smoothing: float = 0.5  # weight of the new corners in each track's corner average
 
     def __post_init__(self) -> None:
