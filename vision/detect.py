@@ -76,7 +76,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     candidates: list[CardQuad] = []
     for mask, inset in _candidate_masks(small):
         candidates.extend(_quads_in_mask(mask, small, candidates, inset))
-    cards = _keep_consistent(_merge_overlapping(candidates))
+    cards = _keep_consistent(_merge_overlapping(candidates), small)
     if scale != 1.0:
         cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score, card.paper)
                  for card in cards]
@@ -354,7 +354,7 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     paper_there = np.column_stack([yy, xx, np.ones(len(yy))]) @ coefficients
     difference = np.abs(raw[_MIDDLE].astype(np.float32) - paper_there).max(axis=1)
     ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
-    if not 0.01 <= ink <= 0.8:
+    if ink < 0.01:
         return 0.0, colour
     return float(close.mean()), colour
 
@@ -420,13 +420,29 @@ def _centers_close(a: CardQuad, b: CardQuad) -> bool:
     return distance < 0.5 * np.sqrt(max(a.area, b.area))
 
 
+def _outside_colour(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]
+                    ) -> tuple[float, float, float]:
+    """Median BGR just outside a card's outline (what it lies on), from the points in the image."""
+    center = corners.mean(axis=0)
+    outline = center + (corners - center) * 1.12
+    steps = np.linspace(0.1, 0.9, 9)[:, None]
+    points = np.vstack([a + (b - a) * steps for a, b in zip(outline, np.roll(outline, -1, axis=0))])
+    height, width = image.shape[:2]
+    inside = (points[:, 0] >= 0) & (points[:, 0] < width) & (points[:, 1] >= 0) & (points[:, 1] < height)
+    if not inside.any():
+        return (0.0, 0.0, 0.0)
+    xs, ys = points[inside, 0].astype(int), points[inside, 1].astype(int)
+    median = np.median(image[ys, xs].astype(np.float64), axis=0)
+    return (float(median[0]), float(median[1]), float(median[2]))
+
+
 def _tint(colour: tuple[float, float, float]) -> npt.NDArray[np.float64]:
     """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness."""
     values = np.asarray(colour, dtype=np.float64)
     return values / max(float(values.sum()), 1e-6)
 
 
-def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
+def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
     """Drop candidates far off the typical card size (a box, a sheet of paper, a symbol blob).
 
     A card touching the image edge whose size and proportions are those of a whole card is only
@@ -439,10 +455,15 @@ def _keep_consistent(cards: list[CardQuad]) -> list[CardQuad]:
     else:
         typical_area, typical_aspect = max((c.area for c in cards), default=0.0), 1.56
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
+    table_tint = (np.median([_tint(_outside_colour(image, c.corners)) for c in whole], axis=0)
+                  if len(whole) >= 3 else None)
     kept = []
     for card in cards:
-        if card.partial and paper_tint is not None and np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
-            continue  # a cut "card" whose paper is not the colour of the others: table, not card
+        if card.partial and paper_tint is not None and table_tint is not None:
+            if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
+                continue  # a cut "card" whose paper is not the colour of the others: not a card
+            if np.abs(_tint(_outside_colour(image, card.corners)) - table_tint).max() > 0.06:
+                continue  # lying on something else than the table: the card art on a box
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
                       and 0.85 * typical_aspect <= _aspect(card.corners) <= 1.15 * typical_aspect)
