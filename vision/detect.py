@@ -397,8 +397,15 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
     small quads inside a card are its symbols (a diamond outline is a fine quadrilateral), and
     are dropped.
     """
+    # Cards on one table are alike in size: among overlapping candidates (a card, a card with a
+    # strip of table, two cards as one), prefer the one closest to the typical candidate size.
+    typical = float(np.median([q.area for q in candidates if not q.partial] or [1.0]))
+
+    def preference(quad: CardQuad) -> float:
+        return quad.score / (1.0 + 2.0 * abs(np.log(max(quad.area, 1.0) / typical)))
+
     kept: list[CardQuad] = []
-    for candidate in sorted(candidates, key=lambda q: -q.score):
+    for candidate in sorted(candidates, key=lambda q: -preference(q)):
         if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
             continue
         kept.append(candidate)
