@@ -5,6 +5,10 @@ photos never used in training) and on the errcw crops (another deck print, never
 their confusion matrices (rows = truth, columns = read), and the time to read one card (features
 + models), median over the held-out crops read one at a time and in batches of 12.
 
+It also reads every 5th held-out crop under fixed, harsher-than-training conditions (strong warm
+and cool light, dim light with noise, light falling off across the card, blur, a quad 6 px off
+showing table, upside down) and prints whole-card accuracy per condition.
+
 Usage: python bench/bench_cards.py [--data ../shared/data] [--model models/card_reader.json]
 """
 
@@ -15,9 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 
+from core.cards import Card
 from vision import training
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH, warp_card
 from vision.cardreader import CardReader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,7 +69,20 @@ def main(argv: list[str] | None = None) -> int:
         if report["mistakes"]:
             print("Mistakes: " + "; ".join(report["mistakes"][:20]))
 
-    cards = [training.read_canonical(c.path) for c in held_out[::5]]
+    sample = held_out[::5]
+    cards = [training.read_canonical(c.path) for c in sample]
+    print("\n## Held-out crops under harsh conditions (every 5th held-out crop)\n")
+    print("| condition | crops | whole card | uncertain | wrong but certain |")
+    print("|---|---|---|---|---|")
+    for condition, change in CONDITIONS.items():
+        readings = reader.read([change(card) for card in cards])
+        truth = [c.labels for c in sample]
+        right = [_labels(r.card) == t for r, t in zip(readings, truth)]
+        certain_wrong = sum(1 for r, ok in zip(readings, right) if not ok and not r.uncertain)
+        uncertain = sum(r.uncertain for r in readings)
+        print(f"| {condition} | {len(cards)} | {np.mean(right):.2%} | {uncertain / len(cards):.2%} | "
+              f"{certain_wrong / len(cards):.2%} |")
+
     reader.read(cards[:12])  # warm-up
     single = []
     for card in cards:
@@ -79,6 +100,44 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| one at a time | {len(single)} | {1000 * float(np.median(single)):.3f} |")
     print(f"| batches of 12 | {12 * len(batches)} | {1000 * float(np.median(batches)):.3f} |")
     return 0
+
+
+def _labels(card: Card) -> dict[str, str]:
+    return {"count": str(card.count), "color": card.color, "shading": card.shading, "shape": card.shape}
+
+
+def _gains(card: npt.NDArray[np.uint8], bgr: tuple[float, float, float]) -> npt.NDArray[np.uint8]:
+    return np.clip(card * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
+
+
+def _dim(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    noise = np.random.default_rng(0).normal(0, 3, card.shape)
+    return np.clip(card * 0.3 + noise, 0, 255).astype(np.uint8)
+
+
+def _falloff(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    ramp = np.linspace(1.0, 0.4, CARD_WIDTH, dtype=np.float32)[None, :, None]
+    return np.clip(card * ramp, 0, 255).astype(np.uint8)
+
+
+def _off_quad(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    pad = 10
+    canvas = cv2.copyMakeBorder(card, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(60, 90, 40))
+    w, h = CARD_WIDTH - 1 + pad, CARD_HEIGHT - 1 + pad
+    corners = np.array([[pad - 6, pad - 4], [w + 3, pad + 5], [w - 4, h + 6], [pad + 5, h - 3]], np.float32)
+    return warp_card(canvas, corners)
+
+
+CONDITIONS = {
+    "as photographed": lambda card: card,
+    "warm light (B x0.6, R x1.15)": lambda card: _gains(card, (0.6, 0.9, 1.15)),
+    "cool light (B x1.1, R x0.6)": lambda card: _gains(card, (1.1, 0.95, 0.6)),
+    "dim (x0.3, noise)": _dim,
+    "light falling off to 40% across": _falloff,
+    "blur (sigma 1.8 px)": lambda card: cv2.GaussianBlur(card, (0, 0), 1.8),
+    "quad 6 px off, table showing": _off_quad,
+    "upside down": lambda card: cv2.rotate(card, cv2.ROTATE_180),
+}
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Read canonical cards: count, color, shading and shape, each with a confidence.
 
 The models are plain arrays in ``models/card_reader.json`` (written by ``setfinder train``):
-per attribute a standardisation (mean, scale) and a multinomial logistic regression (coef,
-intercept), evaluated here with NumPy alone, so loading needs no scikit-learn and no unpickling.
+per attribute the names of the features it uses, a standardisation (mean, scale) and a
+multinomial logistic regression (coef, intercept), evaluated here with NumPy alone, so loading needs no scikit-learn and no unpickling.
 A reading whose confidence (the winning class probability) is below the attribute's calibrated
 threshold is marked uncertain: it is still the best guess, but must not be trusted for a call.
 
@@ -26,7 +26,7 @@ import numpy.typing as npt
 from core.cards import Card
 from vision.features import FEATURE_NAMES, card_features, check_canonical
 
-MODEL_FORMAT = "setfinder-card-reader/1"
+MODEL_FORMAT = "setfinder-card-reader/2"
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_reader.json"
 ATTRIBUTES = ("count", "color", "shading", "shape")
 
@@ -53,15 +53,16 @@ class CardReading:
 @dataclass(frozen=True)
 class _AttributeModel:
     classes: tuple[str, ...]
-    mean: npt.NDArray[np.float64]       # (n_features,)
-    scale: npt.NDArray[np.float64]      # (n_features,)
-    coef: npt.NDArray[np.float64]       # (n_classes, n_features)
+    columns: npt.NDArray[np.intp]       # (k,) indices into FEATURE_NAMES
+    mean: npt.NDArray[np.float64]       # (k,)
+    scale: npt.NDArray[np.float64]      # (k,)
+    coef: npt.NDArray[np.float64]       # (n_classes, k)
     intercept: npt.NDArray[np.float64]  # (n_classes,)
     threshold: float
 
     def probabilities(self, features: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Class probabilities float64 (n, n_classes) for features (n, n_features)."""
-        logits = ((features - self.mean) / self.scale) @ self.coef.T + self.intercept
+        """Class probabilities float64 (n, n_classes) for all features (n, N_FEATURES)."""
+        logits = ((features[:, self.columns] - self.mean) / self.scale) @ self.coef.T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
@@ -97,12 +98,12 @@ class CardReader:
             raise ModelError(f"{source} was trained on other features than this code computes; "
                              "rebuild it with `setfinder train`")
         models = {}
-        n = len(FEATURE_NAMES)
         for name in ATTRIBUTES:
             try:
                 raw = data["attributes"][name]
                 model = _AttributeModel(
                     classes=tuple(str(c) for c in raw["classes"]),
+                    columns=np.array([FEATURE_NAMES.index(f) for f in raw["features"]], dtype=np.intp),
                     mean=np.asarray(raw["mean"], dtype=np.float64),
                     scale=np.asarray(raw["scale"], dtype=np.float64),
                     coef=np.asarray(raw["coef"], dtype=np.float64),
@@ -111,7 +112,7 @@ class CardReader:
                 )
             except (KeyError, TypeError, ValueError) as error:
                 raise ModelError(f"{source}: attribute {name!r} is malformed ({error})") from None
-            k = len(model.classes)
+            k, n = len(model.classes), len(model.columns)
             if model.mean.shape != (n,) or model.scale.shape != (n,) or model.coef.shape != (k, n) \
                     or model.intercept.shape != (k,):
                 raise ModelError(f"{source}: attribute {name!r} arrays have the wrong shapes")

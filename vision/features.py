@@ -37,11 +37,11 @@ _SCALE = 2
 # over them: the filter must reach paper from the middle of the largest solid symbol (about
 # 50 px tall on a 250 px card).
 _PAPER_CELL = 4
-_PAPER_FILTER = 9
-# First-pass ink above which a pixel is not used for the paper estimate, and the box size
-# (half-resolution pixels) of the local paper mean.
+_PAPER_FILTER = np.ones((9, 9), np.uint8)
+# First-pass ink above which a cell is not used for the paper estimate, and the box size
+# (cells) of the local paper mean.
 _PAPER_INK = 0.12
-_PAPER_BOX = 31
+_PAPER_BOX = 7
 _PAPER_PRIOR = 0.02
 # Ink threshold as a fraction of the card's strongest ink, with a floor against paper noise.
 _INK_FRACTION = 0.42
@@ -61,7 +61,9 @@ _FACE_W = CARD_WIDTH - 2 * MARGIN
 _SMALL_H = _FACE_H // _SCALE // _PAPER_CELL * _PAPER_CELL
 _SMALL_W = _FACE_W // _SCALE // _PAPER_CELL * _PAPER_CELL
 _FACE_AREA = float(_SMALL_H * _SMALL_W)
-_DISC5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+# The inside of a symbol is its blob shrunk by this disc (half-resolution pixels): deep enough
+# that a blurred outline stroke leaves nothing inside, so outline cards read as bare paper.
+_INSIDE_DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -73,13 +75,22 @@ FEATURE_NAMES: tuple[str, ...] = (
     "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
     "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3",
     # shading
-    "strong_ink", "inside_over_stroke", "inside_ink", "inside_std", "inside_inked",
-    "inside_dx", "inside_dy", "inside_chroma_over_stroke",
+    "inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke",
     # color (white-balanced)
     "absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
     "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin",
 )
 N_FEATURES = len(FEATURE_NAMES)
+
+# The features each attribute's classifier may use. Keeping them apart stops a model from
+# leaning on accidents of the training photos (say, blur level for shading) that another deck
+# or camera would not share.
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "count": FEATURE_NAMES[0:6],
+    "shape": FEATURE_NAMES[6:23],
+    "shading": FEATURE_NAMES[23:27],
+    "color": FEATURE_NAMES[27:],
+}
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,8 @@ class InkSegmentation:
     """The ink of one card face, inside the border margin.
 
     ``face`` is the full-resolution face, BGR uint8 (CARD_HEIGHT - 2 * MARGIN,
-    CARD_WIDTH - 2 * MARGIN, 3). Everything else is at half that resolution, (H, W):
+    CARD_WIDTH - 2 * MARGIN, 3); ``paper_level`` the mean darkest channel of its paper (0..255).
+    Everything else is at half that resolution, (H, W):
     ``white`` the face divided by its paper white, float32 (H, W, 3) BGR, paper near 1;
     ``ink`` ink strength float32 (H, W) in [0, 1]; ``strokes`` the thresholded ink, uint8 0/255;
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
@@ -95,6 +107,7 @@ class InkSegmentation:
     """
 
     face: npt.NDArray[np.uint8]
+    paper_level: float
     white: npt.NDArray[np.float32]
     ink: npt.NDArray[np.float32]
     strong_ink: float
@@ -112,52 +125,54 @@ def check_canonical(card: npt.NDArray[np.uint8]) -> None:
                          f"({CARD_HEIGHT}, {CARD_WIDTH}, 3), got {dtype} {shape}")
 
 
-def white_balance(face: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8]]:
+def white_balance(face: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """Divide each pixel of ``face`` (BGR uint8 (H, W, 3)) by its local paper white.
 
-    Two passes. First, a coarse paper white: on a grid of ``_PAPER_CELL``-pixel cells, the
-    mean colour of the cells nearly as bright as the brightest cell around them (brightness,
-    not per channel: red ink is brighter than bluish paper in the red channel). That finds the
-    ink. Then the paper white is re-estimated as the local mean of the pixels that are not ink
-    (a normalised box filter), which follows light that changes across the card. Returns
-    (white, paper_mask): white is float32 (H, W, 3) with paper close to 1 (clipped at 1);
-    paper_mask uint8 (H, W) 0/1, the pixels taken as paper.
+    The paper white is estimated on a coarse grid of ``_PAPER_CELL``-pixel cells, in two
+    passes. First, the mean colour of the cells nearly as bright as the brightest cell around
+    them (brightness, not per channel: red ink is brighter than bluish paper in the red
+    channel); that finds the cells holding ink. Then the local mean colour of the cells with
+    no ink (a normalised box filter, with the first estimate as a weak prior where no paper
+    cell is near), which follows light that changes across the card. Returns float32
+    (H, W, 3), paper close to 1, clipped at 1.
     """
     height, width = face.shape[:2]
-    face_f = face.astype(np.float32)
-    grid = cv2.resize(face_f, (max(1, width // _PAPER_CELL), max(1, height // _PAPER_CELL)),
-                      interpolation=cv2.INTER_AREA)
+    grid = cv2.resize(face, (max(1, width // _PAPER_CELL), max(1, height // _PAPER_CELL)),
+                      interpolation=cv2.INTER_AREA).astype(np.float32)
     gray = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)
-    local_max = cv2.dilate(gray, np.ones((_PAPER_FILTER, _PAPER_FILTER), np.uint8))
-    bright_cells = (gray >= 0.85 * local_max).astype(np.uint8)
-    box = (_PAPER_FILTER, _PAPER_FILTER)
-    grid_paper = cv2.blur(cv2.copyTo(grid, bright_cells), box) \
-        / np.maximum(cv2.blur(bright_cells.astype(np.float32), box), 1e-3)[:, :, None]
-    bright = cv2.resize(grid_paper, (width, height), interpolation=cv2.INTER_LINEAR)
-    # (NumPy, not cv2, for the scalar bounds: cv2 reads a Python scalar as (v, 0, 0, 0).)
-    np.maximum(bright, 8.0, out=bright)
-    first = face_f / bright
-    first_ink = 1.0 - cv2.min(cv2.min(first[:, :, 0], first[:, :, 1]), first[:, :, 2])
-    paper_mask = cv2.erode((first_ink < _PAPER_INK).astype(np.uint8), _SQUARE3)
-    # Normalised convolution with the coarse estimate as a weak prior, so that the middle of a
-    # big solid symbol, far from any paper pixel, falls back to it smoothly.
-    box = (_PAPER_BOX, _PAPER_BOX)
-    weight = cv2.blur(paper_mask.astype(np.float32), box) + _PAPER_PRIOR
-    total = cv2.blur(cv2.copyTo(face_f, paper_mask), box) + _PAPER_PRIOR * bright
-    paper = total / weight[:, :, None]
-    np.maximum(paper, 8.0, out=paper)
-    white = face_f / paper
-    return np.minimum(white, 1.0, out=white), paper_mask
+    local_max = cv2.dilate(gray, _PAPER_FILTER)
+    first = _masked_mean(grid, (gray >= 0.85 * local_max).astype(np.float32), _PAPER_FILTER.shape, None)
+    cell_ink = 1.0 - (grid / first).min(axis=2)
+    paper = _masked_mean(grid, (cell_ink < _PAPER_INK).astype(np.float32), (_PAPER_BOX, _PAPER_BOX), first)
+    paper = cv2.resize(paper, (width, height), interpolation=cv2.INTER_LINEAR)
+    white = face.astype(np.float32) / paper
+    return np.minimum(white, 1.0, out=white)
+
+
+def _masked_mean(grid: npt.NDArray[np.float32], weight: npt.NDArray[np.float32], box: tuple[int, int],
+                 prior: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float32]:
+    """Box-filtered mean of ``grid`` (h, w, 3) over the cells where ``weight`` (h, w) is 1."""
+    total = cv2.blur(grid * weight[:, :, None], box)
+    count = cv2.blur(weight, box)
+    if prior is not None:
+        total += _PAPER_PRIOR * prior
+        count += _PAPER_PRIOR
+    return np.maximum(total / np.maximum(count, 1e-3)[:, :, None], 8.0)
 
 
 def segment_ink(card: npt.NDArray[np.uint8]) -> InkSegmentation:
     """Find the ink and the symbol blobs of a canonical card (BGR uint8 (250, 160, 3))."""
     check_canonical(card)
     face = card[MARGIN:-MARGIN, MARGIN:-MARGIN]
-    small = cv2.resize(face, (_SMALL_W, _SMALL_H), interpolation=cv2.INTER_AREA)
-    white, paper_mask = white_balance(small)
+    # An exact 2x reduction (OpenCV's fast path), then cropped to whole paper cells.
+    small = cv2.resize(face, (_FACE_W // _SCALE, _FACE_H // _SCALE), interpolation=cv2.INTER_AREA)
+    small = small[:_SMALL_H, :_SMALL_W]
+    white = white_balance(small)
     b, g, r = cv2.split(white)
     ink = 1.0 - cv2.min(cv2.min(b, g), r)
+    paper_mask = (ink < _PAPER_INK).astype(np.uint8)
+    darkest = cv2.min(cv2.min(small[:, :, 0], small[:, :, 1]), small[:, :, 2])
+    paper_level = cv2.mean(darkest, mask=paper_mask)[0] if paper_mask.any() else float(darkest.max())
     flat = ink.ravel()
     rank = int(0.995 * flat.size)
     strong = float(np.partition(flat, rank)[rank])
@@ -179,7 +194,7 @@ def segment_ink(card: npt.NDArray[np.uint8]) -> InkSegmentation:
     keep.sort(key=lambda c: float(c[:, 0, 1].min()))
     filled = np.zeros_like(strokes)
     cv2.drawContours(filled, keep, -1, 255, thickness=cv2.FILLED)
-    return InkSegmentation(face, white, ink, strong, strokes, tuple(keep), filled)
+    return InkSegmentation(face, paper_level, white, ink, strong, strokes, tuple(keep), filled)
 
 
 def _hysteresis(ink: npt.NDArray[np.float32], high: float, low: float) -> npt.NDArray[np.uint8]:
@@ -209,7 +224,7 @@ def _box_area(contour: npt.NDArray[np.int32]) -> int:
 def card_features(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """The feature vector of one canonical card: float32 (N_FEATURES,), in FEATURE_NAMES order."""
     seg = segment_ink(card)
-    inside = cv2.erode(seg.filled, _DISC5) if seg.symbols else seg.filled
+    inside = cv2.erode(seg.filled, _INSIDE_DISC) if seg.symbols else seg.filled
     values: list[float] = []
     values += _count_features(seg)
     values += _shape_features(seg)
@@ -293,27 +308,30 @@ def _at_both_ends(profile: npt.NDArray[np.float64], fraction: float) -> float:
 
 
 def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> list[float]:
+    """How much ink is inside the symbols, relative to their border stroke, and how striped."""
     strong = max(seg.strong_ink, 1e-3)
     if not seg.symbols or not cv2.countNonZero(inside):
-        return [strong] + [0.0] * 7
+        return [0.0] * 4
     stroke = cv2.subtract(seg.filled, inside)
-    inside_mean, inside_std = cv2.meanStdDev(seg.ink, mask=inside)
-    stroke_mean = cv2.mean(seg.ink, mask=stroke)[0] if cv2.countNonZero(stroke) else strong
-    inked = cv2.countNonZero(cv2.bitwise_and(inside, seg.strokes)) / cv2.countNonZero(inside)
+    inside_ink = cv2.mean(seg.ink, mask=inside)[0]
+    stroke_ink = cv2.mean(seg.ink, mask=stroke)[0] if cv2.countNonZero(stroke) else strong
     # Stripes are finer than the half-resolution grid: measure their texture at full resolution,
-    # as the mean step between neighbouring pixels of the darkest channel, relative to paper.
-    gray = cv2.min(cv2.min(seg.face[:, :, 0], seg.face[:, :, 1]), seg.face[:, :, 2])
-    big_inside = cv2.resize(inside, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_NEAREST)
-    paper = max(cv2.mean(gray, mask=cv2.bitwise_not(big_inside))[0], 1.0) * strong
+    # as the mean step between neighbouring pixels of the darkest channel, relative to the
+    # paper's level and to the card's strongest ink (so that dim light and faint ink cancel).
+    # Both directions are summed: stripes may run at any angle on another print of the deck.
+    big_inside = cv2.resize(inside, (_SMALL_W * _SCALE, _SMALL_H * _SCALE), interpolation=cv2.INTER_NEAREST)
+    face = seg.face[:big_inside.shape[0], :big_inside.shape[1]]
+    gray = cv2.min(cv2.min(face[:, :, 0], face[:, :, 1]), face[:, :, 2])
     step_x = cv2.absdiff(gray[:, 1:], gray[:, :-1])
     step_y = cv2.absdiff(gray[1:, :], gray[:-1, :])
-    dx = cv2.mean(step_x, mask=big_inside[:, 1:])[0] / paper
-    dy = cv2.mean(step_y, mask=big_inside[1:, :])[0] / paper
-    chroma = cv2.subtract(cv2.max(cv2.max(seg.white[:, :, 0], seg.white[:, :, 1]), seg.white[:, :, 2]),
-                          cv2.min(cv2.min(seg.white[:, :, 0], seg.white[:, :, 1]), seg.white[:, :, 2]))
+    texture = (cv2.mean(step_x, mask=big_inside[:, 1:])[0] + cv2.mean(step_y, mask=big_inside[1:, :])[0]) \
+        / (max(seg.paper_level, 1.0) * strong)
+    # Chroma (white-balanced max - min channel) tells faint coloured stripes from grey paper.
+    white = seg.white
+    chroma = cv2.subtract(cv2.max(cv2.max(white[:, :, 0], white[:, :, 1]), white[:, :, 2]),
+                          cv2.min(cv2.min(white[:, :, 0], white[:, :, 1]), white[:, :, 2]))
     chroma_stroke = cv2.mean(chroma, mask=stroke)[0] if cv2.countNonZero(stroke) else 1.0
-    return [strong, float(inside_mean[0, 0]) / max(stroke_mean, 1e-3), float(inside_mean[0, 0]) / strong,
-            float(inside_std[0, 0]) / strong, inked, dx, dy,
+    return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture,
             cv2.mean(chroma, mask=inside)[0] / max(chroma_stroke, 1e-3)]
 
 

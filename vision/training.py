@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from core.cards import COLORS, COUNTS, SHADINGS, SHAPES
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop, warp_card
-from vision.features import FEATURE_NAMES, N_FEATURES, card_features
+from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features
 
 T = TypeVar("T")
 ProgressFn = Callable[[Iterable[T], int, str], Iterator[T]]
@@ -52,7 +52,7 @@ TARGET_KEPT_ACCURACY = 0.999
 # ... but never below this floor (a near-tie between two values is always uncertain).
 MIN_THRESHOLD = 0.6
 MAX_THRESHOLD = 0.95
-MODEL_FORMAT = "setfinder-card-reader/1"
+MODEL_FORMAT = "setfinder-card-reader/2"
 
 
 @dataclass(frozen=True)
@@ -234,10 +234,13 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
     models = {}
     exported: dict[str, Any] = {}
     for name in progress(ATTRIBUTES, len(ATTRIBUTES), "fitting"):
-        models[name] = fit_attribute(X_train, y_train[name], seed)
+        columns = [FEATURE_NAMES.index(f) for f in FEATURE_GROUPS[name]]
+        models[name] = fit_attribute(X_train[:, columns], y_train[name], seed)
         exported[name] = export_attribute(models[name], len(CLASSES[name]))
+        exported[name]["features"] = list(FEATURE_GROUPS[name])
         exported[name]["classes"] = list(CLASSES[name])
-        exported[name]["threshold"] = choose_threshold(models[name].predict_proba(X_cal), y_cal[name])
+        calibration = models[name].predict_proba(X_cal[:, columns])
+        exported[name]["threshold"] = choose_threshold(calibration, y_cal[name])
     model: dict[str, Any] = {
         "format": MODEL_FORMAT,
         "features": list(FEATURE_NAMES),
@@ -362,6 +365,10 @@ def model_card(model: dict[str, Any]) -> str:
         raw = model["attributes"][name]
         lines.append(f"| {name} | {', '.join(raw['classes'])} | {raw['threshold']:.3f} |")
     lines += ["", "Features, in order: " + ", ".join(f"`{f}`" for f in model["features"]) + ".", "",
+              "Each attribute's classifier sees only its own group of them:", ""]
+    lines += [f"- {name}: " + ", ".join(f"`{f}`" for f in model["attributes"][name]["features"])
+              for name in ATTRIBUTES]
+    lines += ["",
               "## Held-out accuracy", "",
               "| data | crops | count | color | shading | shape | whole card | uncertain |",
               "|---|---|---|---|---|---|---|---|"]
