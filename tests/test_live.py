@@ -387,6 +387,18 @@ def test_cli_without_a_display_says_to_use_headless(monkeypatch: pytest.MonkeyPa
     assert "cannot open a window" in err and "--headless" in err and err.count("\n") == 1
 
 
+def test_cli_with_an_unreachable_display_says_to_use_headless(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Some OpenCV builds abort the process when the display cannot be reached: the check runs
+    in a child process, and this one lives to say so."""
+    monkeypatch.setenv("DISPLAY", ":97")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    assert main(["live", "--video", "x.mp4"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot open a window" in err and "--headless" in err and err.count("\n") == 1
+
+
 def test_cli_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["live", "--help"])
