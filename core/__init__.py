@@ -1,4 +1,9 @@
-"""The rules of SET (and 358), standard library only: no pixels here."""
+"""The rules of SET (and 358), standard library only: no pixels here.
+
+SET: `core.cards` (cards, `find_sets`, `explain`), `core.game` (the game engine), `core.board`
+(what the camera saw, as rules data), `core.referee` (judging a real table), `core.odds`.
+358 "Sargento mayor": `core.game358` (engine) and `core.strategy358` (computer players).
+"""
 
 from core.cards import (
     COLORS,
@@ -18,9 +23,12 @@ from core.cards import (
     parse_cards,
     third_card,
 )
+from core.board import Board, SeenCard
 from core.game import ClaimResult, Game, GameError, GameOptions, NoSetResult
 
 __all__ = [
+    "Board",
+    "SeenCard",
     "COLORS",
     "COUNTS",
     "FEATURES",

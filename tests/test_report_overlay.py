@@ -35,7 +35,7 @@ def test_json_schema_exact() -> None:
 
 
 def test_verdicts() -> None:
-    assert verdict_text(SET_BOARD) == "1 SET: 1 2 3"
+    assert verdict_text(SET_BOARD) == "1 SET: (1 2 3)"
     no_set = Board((seen("1 red solid oval", 0, 0), seen("1 red solid squiggle", 70, 0),
                     seen("2 red solid oval", 140, 0)), 300, 100)
     assert no_set.verdict == "no-set"

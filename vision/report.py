@@ -44,8 +44,8 @@ def verdict_text(board: Board) -> str:
     doubtful = [i + 1 for i, seen in enumerate(board.cards) if seen.uncertain and not seen.partial]
     cut = [i + 1 for i, seen in enumerate(board.cards) if seen.partial]
     if board.verdict == "sets":
-        text = f"{len(certain)} SET{'s' if len(certain) != 1 else ''}: " + "  ".join(
-            " ".join(str(i + 1) for i in triple) for triple in certain)
+        text = f"{len(certain)} SET{'s' if len(certain) != 1 else ''}: " + " ".join(
+            "(" + " ".join(str(i + 1) for i in triple) + ")" for triple in certain)
         if len(sets) > len(certain):
             text += f" (+{len(sets) - len(certain)} involving uncertain cards)"
         return text
