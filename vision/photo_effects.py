@@ -49,21 +49,23 @@ def white_balance(rng: np.random.Generator, spread: float = 1.0) -> npt.NDArray[
 
 
 def random_light(height: int, width: int, rng: np.random.Generator, *, strength: float = 1.0,
-                 shadows: list[npt.NDArray[np.float64]] | None = None) -> Light:
+                 shadows: list[npt.NDArray[np.float64]] | None = None, extent: float = 1.0) -> Light:
     """A random but plausible light over an image of (height, width).
 
     ``strength`` in 0..1 scales how uneven and coloured the light may be (0 = even neutral light).
     ``shadows`` are polygons (N, 2) (x, y) pixels to darken softly (e.g. a hand's shadow); more
-    shadow bands are added at random. Light varies slowly across a picture, so the field is
+    shadow bands are added at random. ``extent`` > 1 makes the image a crop of a scene that many
+    times larger: gradients, shadows and glare keep the scene's size (a one-card crop must not
+    get a whole room's light gradient). Light varies slowly across a picture, so the field is
     computed at a quarter of the size and scaled up.
     """
     if height < 1 or width < 1:
         raise ValueError(f"light size must be positive, got {width}x{height}")
-    scale = max(height, width)
+    scale = max(height, width) * max(extent, 1.0)
     k = 4 if min(height, width) >= 64 else 1
     sh, sw = max(1, height // k), max(1, width // k)
     # Exposure: mostly normal, sometimes dim (a living room at night).
-    level = rng.uniform(0.75, 1.05) if rng.random() > 0.25 * strength else rng.uniform(0.3, 0.7)
+    level = rng.uniform(0.75, 1.05) if rng.random() > 0.25 * strength else rng.uniform(0.45, 0.75)
     wb = white_balance(rng, strength)
     ys = (np.arange(sh, dtype=np.float32)[:, None] * k - height / 2) / scale
     xs = (np.arange(sw, dtype=np.float32)[None, :] * k - width / 2) / scale
@@ -75,7 +77,7 @@ def random_light(height: int, width: int, rng: np.random.Generator, *, strength:
 
     polygons = list(shadows or [])
     if rng.random() < 0.2 * strength:
-        polygons.append(_random_shadow_band(height, width, rng))
+        polygons.append(_random_shadow_band(height, width, rng, scale))
     if polygons:
         field *= 1.0 - soft_mask(polygons, height, width, rng.uniform(0.005, 0.03) * scale, k) * rng.uniform(0.3, 0.6)
 
@@ -105,9 +107,10 @@ def soft_mask(polygons: list[npt.NDArray[np.float64]], height: int, width: int, 
     return cv2.GaussianBlur(mask, (0, 0), max(0.5, softness / k))
 
 
-def _random_shadow_band(height: int, width: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
-    """A wide soft-edged shadow across part of the image (a person, a lamp arm, a window frame)."""
-    scale = max(height, width)
+def _random_shadow_band(height: int, width: int, rng: np.random.Generator,
+                        scale: float) -> npt.NDArray[np.float64]:
+    """A wide soft-edged shadow across part of the image (a person, a lamp arm, a window frame);
+    ``scale`` is the size of the whole scene in pixels."""
     cx, cy = rng.uniform(0, width), rng.uniform(0, height)
     angle = rng.uniform(0, np.pi)
     length, thick = 2.0 * scale, rng.uniform(0.08, 0.35) * scale
@@ -119,24 +122,27 @@ def _random_shadow_band(height: int, width: int, rng: np.random.Generator) -> np
 
 
 def camera_effects(radiance: FloatImage, rng: np.random.Generator, *, strength: float = 1.0,
-                   jpeg: bool = True, noise_rng: np.random.Generator | None = None) -> npt.NDArray[np.uint8]:
+                   jpeg: bool = True, noise_rng: np.random.Generator | None = None,
+                   extent: float = 1.0) -> npt.NDArray[np.uint8]:
     """Radiance (H, W, 3) float32 (0..255 scale) -> the BGR uint8 photo a camera would save.
 
     Applies, at random and scaled by ``strength`` (0 = none): defocus or motion blur, a soft
     highlight roll-off, sensor noise that is stronger where the image is dark, and (if ``jpeg``)
     a JPEG round trip at quality 55-95. ``rng`` decides the blur and JPEG quality; ``noise_rng``
     (default ``rng``) draws the noise, so video frames can share one camera but not one noise.
+    ``extent`` as in `random_light`: blur is sized for the whole scene, not the crop.
     """
     noise_rng = noise_rng or rng
     image = radiance
-    scale = max(image.shape[:2])
+    scale = max(image.shape[:2]) * max(extent, 1.0)
     if strength > 0:
         roll = rng.random()
         if roll < 0.35 * strength:
-            sigma = rng.uniform(0.4, 1.8) * scale / 960.0 * strength
+            # Up to ~1.2 px on a 960 px frame: real crops still resolve the 3 px stripe pitch.
+            sigma = rng.uniform(0.3, 1.2) * scale / 960.0 * strength
             image = cv2.GaussianBlur(image, (0, 0), max(0.3, sigma))
         elif roll < 0.5 * strength:
-            image = _motion_blur(image, rng, rng.uniform(2, 9) * scale / 960.0 * strength)
+            image = _motion_blur(image, rng, rng.uniform(1.5, 6) * scale / 960.0 * strength)
     if strength > 0:
         # Measured on the real crops: webcam and phone noise after the camera's own denoising is
         # small (sigma ~1-3 grey levels on paper); heavier noise only breaks symbols apart.

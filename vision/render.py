@@ -3,7 +3,7 @@
 A card is drawn in portrait (short edges at top and bottom) with its 1-3 symbols stacked
 vertically and centred, each symbol wider than tall, as on the real deck. Geometry and inks were
 measured on the two real decks in ``../shared/data`` (symbol ~0.68 of the card width, ~0.33 tall,
-centres ~0.445 card widths apart, outline stroke ~0.016 wide, fine stripes ~0.02 apart); a
+~0.12 card widths between symbols, outline stroke ~0.016 wide, vertical stripes 0.0197 apart); a
 `PrintStyle` holds those numbers so that print runs can be varied within realistic bounds.
 
 Colours are handled as reflectance (float, 0..1 per BGR channel): the paper reflects ``paper``,
@@ -63,8 +63,8 @@ class PrintStyle:
     symbol_height: float = 0.33
     symbol_gap: float = 0.122  # blank space between stacked symbols
     stroke: float = 0.016
-    stripe_pitch: float = 0.021
-    stripe_width: float = 0.0045
+    stripe_pitch: float = 0.0197
+    stripe_width: float = 0.003
     stripe_angle: float = 0.0
     corner_radius: float = 0.065
     squiggle_phase: float = 0.0
@@ -78,14 +78,15 @@ class PrintStyle:
     def errcw() -> PrintStyle:
         """The errcw deck: brighter orange-red and teal-green, a little larger symbols."""
         return PrintStyle(paper=(0.95, 0.95, 0.96), inks=dict(_INKS_ERRCW), symbol_width=0.70,
-                          stroke=0.015, stripe_pitch=0.019, stripe_width=0.004)
+                          stroke=0.015, stripe_pitch=0.0199, stripe_width=0.002)
 
 
 def random_style(rng: np.random.Generator) -> PrintStyle:
     """A print style between and a little around the two measured decks.
 
-    Inks are blended between the decks and jittered; geometry varies by a few percent; stripes
-    are mostly vertical but sometimes diagonal (some printings and photos show them slanted).
+    Inks are blended between the decks and jittered; geometry varies by a few percent. Stripes
+    stay vertical and ~0.0197 card widths apart: both real decks measure the same (3.15 px on
+    a canonical card); slanted stripes in board photos are aliasing, not print.
     """
     blend = rng.uniform(-0.15, 1.15)
     inks = {}
@@ -96,7 +97,10 @@ def random_style(rng: np.random.Generator) -> PrintStyle:
         inks[name] = tuple(float(v) for v in np.clip(ink, 0.0, 1.0))
     paper_tint = rng.normal(0.0, 0.012, 3)
     paper = tuple(float(v) for v in np.clip(rng.uniform(0.88, 0.97) + paper_tint, 0.8, 1.0))
-    angle = 0.0 if rng.random() < 0.75 else float(rng.choice([-1, 1]) * rng.uniform(15, 45))
+    # Earlier versions drew a slant for some decks here; the draws are kept (unused) so that a
+    # seed still gives the same scene as before.
+    if rng.random() >= 0.75:
+        rng.choice([-1, 1]), rng.uniform(15, 45)
     return PrintStyle(
         paper=paper,  # type: ignore[arg-type]
         inks=inks,  # type: ignore[arg-type]
@@ -104,9 +108,9 @@ def random_style(rng: np.random.Generator) -> PrintStyle:
         symbol_height=float(rng.uniform(0.315, 0.345)),
         symbol_gap=float(rng.uniform(0.105, 0.14)),
         stroke=float(rng.uniform(0.012, 0.022)),
-        stripe_pitch=float(rng.uniform(0.016, 0.026)),
-        stripe_width=float(rng.uniform(0.003, 0.0065)),
-        stripe_angle=angle + float(rng.normal(0.0, 2.0)),
+        stripe_pitch=float(rng.uniform(0.0185, 0.021)),
+        stripe_width=float(rng.uniform(0.0021, 0.0041)),
+        stripe_angle=float(rng.normal(0.0, 1.5)),
         corner_radius=float(rng.uniform(0.05, 0.08)),
         squiggle_phase=float(rng.normal(0.0, 0.04)),
     )

@@ -74,6 +74,7 @@ class SceneSpec:
     table_seed: int = 0
     light_seed: int = 0
     camera_seed: int = 0
+    extent: float = 1.0  # > 1: the image is a crop of a scene this many times larger (light, blur)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """Things that stay the same between video frames (table layer, card faces, light)."""
 
@@ -409,7 +410,8 @@ def draw_scene(spec: SceneSpec, *, frame_seed: int | None = None, hand: dict[str
     if spec.effects > 0:
         if "light" not in spec.cache:
             light_rng = np.random.default_rng(spec.light_seed)
-            spec.cache["light"] = photo_effects.random_light(h, w, light_rng, strength=spec.effects)
+            spec.cache["light"] = photo_effects.random_light(h, w, light_rng, strength=spec.effects,
+                                                             extent=spec.extent)
         light = spec.cache["light"]
         if shadows:  # props shade the table near them; drawn as soft darkening
             small = photo_effects.soft_mask(shadows, h, w, spec.card_px * 0.2)
@@ -419,7 +421,8 @@ def draw_scene(spec: SceneSpec, *, frame_seed: int | None = None, hand: dict[str
         camera_rng = np.random.default_rng(spec.camera_seed)
         noise_rng = np.random.default_rng(frame_seed) if frame_seed is not None else None
         image = photo_effects.camera_effects(radiance, camera_rng, strength=spec.effects,
-                                             jpeg=frame_seed is None, noise_rng=noise_rng)
+                                             jpeg=frame_seed is None, noise_rng=noise_rng,
+                                             extent=spec.extent)
     else:
         image = np.clip(canvas * 255.0 + 0.5, 0, 255).astype(np.uint8)
     truth = _truth(spec, all_cards, quads, owner, in_hand_start)
@@ -576,7 +579,7 @@ def render_training_card(card: Card, rng: np.random.Generator, *,
     """One card photographed as in a scene, cut out as a canonical card: BGR uint8 (250, 160, 3).
 
     The card lies on a random table under random light, seen by a tilted camera at a random
-    size (40-240 px wide on screen), with the same blur, noise and JPEG as `generate_scene`. It
+    size (50-260 px wide on screen), with the same blur, noise and JPEG as `generate_scene`. It
     is then warped to the canonical view from its true corners moved by ``corner_jitter`` card
     widths (a detector is never exact); one crop in four is cut 3-14% inside the card edge, as
     tight hand-made crops are (the set-photos crops are, up to ~13%). Cheap (~20-40 ms): for
@@ -584,12 +587,14 @@ def render_training_card(card: Card, rng: np.random.Generator, *,
     """
     if not isinstance(card, Card):
         raise TypeError(f"card must be a core.Card, got {type(card).__name__}")
-    card_px = rng.uniform(60, 240) if rng.random() < 0.85 else rng.uniform(40, 60)
+    card_px = rng.uniform(80, 260) if rng.random() < 0.9 else rng.uniform(50, 80)
     fill = rng.uniform(0.45, 0.8)
     side = int(card_px * CARD_MM[1] / CARD_MM[0] / fill) + 8
     tilt = float(rng.uniform(0, 50) if rng.random() < 0.6 else rng.uniform(0, 15))
     spec = build_scene(int(rng.integers(2**31)), 1, (side, side), cards=[card], tilt=tilt,
                        partial=False, overlap=False, fill=fill, props_allowed=False)
+    # The crop stands for one card of a 9-21 card table: light and blur at that table's size.
+    spec.extent = float(rng.uniform(2.5, 5.0))
     image, truth = draw_scene(spec)
     corners = np.array(truth["cards"][0]["corners"])
     width = np.linalg.norm(corners[1] - corners[0])
