@@ -318,6 +318,14 @@ def test_no_set_from_generated_photos_deals_three_and_goes_back_to_twelve(tmp_pa
     run_commands(referee, PhotoSource(folder, make_reader(camera)), commands, out,
                  out_dir=tmp_path / "annotated")
     lines = out.getvalue().splitlines()
+    first_view = referee.events[1]["seen"]
+    assert isinstance(first_view, list)
+    if any(card["uncertain"] or card["partial"] for card in first_view):
+        # The reader was unsure of some card in the first photo: "no SET" must not be confirmed.
+        assert lines[1].startswith("Cannot confirm no SET: card") and "Show the table more clearly" in lines[1]
+        assert referee.scores == {"Ana": 0, "Ben": 0} and not referee.waiting_for_deal
+        assert "Table accepted: 15 cards" not in out.getvalue()
+        return
     assert lines[1] == "No SET among 12: deal three more", out.getvalue()
     assert lines[2] == "[photo-02.png] Table accepted: 15 cards, 66 in the pile."
     assert lines[3] == "SET! Ben +1. Take the three cards (no cards are dealt)."
