@@ -180,9 +180,13 @@ class _Track:
 class BoardTracker:
     """Turns per-frame boards into a steady board (see the module docstring).
 
-    >>> tracker = BoardTracker()
-    >>> steady = tracker.update(board)          # once per processed frame  # doctest: +SKIP
-    >>> steady.board, steady.status             # doctest: +SKIP
+    Example::
+
+        tracker = BoardTracker()
+        for image in frames:
+            steady = tracker.update(recognizer.read_board(image))
+            if steady.changed:
+                print(steady.board.sets(), steady.status)
     """
 
     def __init__(self, settings: TrackerSettings | None = None) -> None:
