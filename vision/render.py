@@ -3,7 +3,7 @@
 A card is drawn in portrait (short edges at top and bottom) with its 1-3 symbols stacked
 vertically and centred, each symbol wider than tall, as on the real deck. Geometry and inks were
 measured on the two real decks in ``../shared/data`` (symbol ~0.68 of the card width, ~0.33 tall,
-~0.12 card widths between symbols, outline stroke ~0.016 wide, vertical stripes 0.0197 apart); a
+~0.12 card widths between symbols, outline stroke ~0.014 wide, vertical stripes 0.0197 apart); a
 `PrintStyle` holds those numbers so that print runs can be varied within realistic bounds.
 
 Colours are handled as reflectance (float, 0..1 per BGR channel): the paper reflects ``paper``,
@@ -62,7 +62,7 @@ class PrintStyle:
     symbol_width: float = 0.696
     symbol_height: float = 0.33
     symbol_gap: float = 0.122  # blank space between stacked symbols
-    stroke: float = 0.016
+    stroke: float = 0.014
     stripe_pitch: float = 0.0197
     stripe_width: float = 0.003
     stripe_angle: float = 0.0
@@ -107,7 +107,7 @@ def random_style(rng: np.random.Generator) -> PrintStyle:
         symbol_width=float(rng.uniform(0.67, 0.72)),
         symbol_height=float(rng.uniform(0.315, 0.345)),
         symbol_gap=float(rng.uniform(0.105, 0.14)),
-        stroke=float(rng.uniform(0.012, 0.022)),
+        stroke=float(rng.uniform(0.011, 0.02)),
         stripe_pitch=float(rng.uniform(0.0185, 0.021)),
         stripe_width=float(rng.uniform(0.0021, 0.0041)),
         stripe_angle=float(rng.normal(0.0, 1.5)),
