@@ -114,6 +114,45 @@ def test_recording_writes_every_annotated_frame(tmp_path: Path) -> None:
     assert frames[-1][:10].mean() < 60 < frames[-1][60].mean()
 
 
+class ScriptedDisplay:
+    """A window stand-in: keeps what it was shown and answers with scripted key presses."""
+
+    def __init__(self, keys: list[str | None]) -> None:
+        self.keys = iter(keys)
+        self.shown: list[np.ndarray] = []
+        self.closed = False
+
+    def show(self, image: np.ndarray) -> str | None:
+        self.shown.append(image)
+        return next(self.keys, None)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_keys_steer_the_view_and_q_quits() -> None:
+    boards, _, _ = game_script()
+    display = ScriptedDisplay([None] * 20 + ["n", None, "a", "q", None])
+    summary = run_live(ArraySource(table_frames(60)), ScriptedRecognizer(boards), window=display)
+    assert summary.stopped_by == "quit" and summary.processed == 24 and display.closed
+    # A key pressed while frame k is shown changes frame k + 1: the banner says "SET 1 of N"
+    # on frames 21 and 22, then all SETs again on frame 23.
+    banners = [image[:14].astype(np.int16) for image in display.shown]
+
+    def differ(a: int, b: int) -> float:
+        return float(np.abs(banners[a] - banners[b]).mean())
+
+    assert differ(20, 23) < 2 < differ(20, 21)
+    assert differ(21, 22) < 2
+
+
+def test_closing_the_window_ends_the_run() -> None:
+    boards, _, _ = game_script()
+    summary = run_live(ArraySource(table_frames(30)), ScriptedRecognizer(boards),
+                       window=ScriptedDisplay([None, None, "closed"]))
+    assert summary.stopped_by == "window closed" and summary.processed == 3
+
+
 def test_recording_refuses_an_unknown_container(tmp_path: Path) -> None:
     with pytest.raises(LiveError, match=r"\.mp4 or \.avi"):
         VideoRecorder(tmp_path / "game.gif", fps=30.0)
