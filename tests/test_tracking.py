@@ -14,7 +14,7 @@ import pytest
 
 from core.board import Board, SeenCard
 from core.cards import COLORS, Card, find_sets
-from vision.tracking import BoardTracker, SteadyBoard, TrackerSettings, _reading_order
+from vision.tracking import BoardTracker, SteadyBoard, TrackerSettings
 
 WIDTH, HEIGHT = 960, 720
 CARD_W, CARD_H = 90.0, 140.0
@@ -274,13 +274,6 @@ def test_memory_stays_bounded_under_endless_spurious_detections() -> None:
 def test_colours_of_the_layout_are_all_used() -> None:
     """Guard on the fixture itself: the layout is varied enough to exercise every colour."""
     assert {card.color for card in layout().values()} == set(COLORS)
-
-
-def test_reading_order_groups_rows_by_half_a_card() -> None:
-    items = [(1, (300.0, 105.0), 100.0), (2, (100.0, 95.0), 100.0), (3, (200.0, 260.0), 100.0),
-             (4, (100.0, 240.0), 100.0)]
-    assert _reading_order(items) == [2, 1, 4, 3]
-    assert _reading_order([]) == []
 
 
 @pytest.mark.parametrize("field", ["window", "settle_frames", "drop_after"])

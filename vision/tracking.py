@@ -33,6 +33,7 @@ from typing import Literal
 
 from core.board import Board, Corners, Point, SeenCard
 from core.cards import FEATURES, Card
+from vision.recognize import reading_order
 
 Status = Literal["starting", "steady", "hold-still"]
 
@@ -349,8 +350,8 @@ class BoardTracker:
         if self._published is not None and set(live) == set(self._published_ids):
             order = list(self._published_ids)
         else:
-            order = _reading_order([(t, self._tracks[t].center, _card_size(self._tracks[t].corners))
-                                    for t in live])
+            quads = [_seen_card_of(self._tracks[t]).corners for t in live]
+            order = [live[i] for i in reading_order(quads)]
         cards = tuple(_seen_card_of(self._tracks[t]) for t in order)
         key = tuple((t, self._tracks[t].card.index, self._tracks[t].partial, self._tracks[t].uncertain)
                     for t in order)
@@ -466,20 +467,3 @@ def _seen_card_of(track: _Track) -> SeenCard:
     corners: Corners = ((p[0][0], p[0][1]), (p[1][0], p[1][1]), (p[2][0], p[2][1]), (p[3][0], p[3][1]))
     return SeenCard(track.card, corners, track.confidence, partial=track.partial,
                     uncertain=track.uncertain, attribute_confidence=dict(track.attribute_confidence))
-
-
-def _reading_order(items: list[tuple[int, Point, float]]) -> list[int]:
-    """Ids of ``(id, centre, card size)`` items in reading order: rows top to bottom (a card
-    joins a row when its centre is within half a card of the row's first centre), then left to
-    right within each row."""
-    if not items:
-        return []
-    items = sorted(items, key=lambda item: item[1][1])
-    rows: list[list[tuple[int, Point, float]]] = [[items[0]]]
-    for item in items[1:]:
-        first = rows[-1][0]
-        if item[1][1] - first[1][1] <= 0.5 * first[2]:
-            rows[-1].append(item)
-        else:
-            rows.append([item])
-    return [item[0] for row in rows for item in sorted(row, key=lambda item: item[1][0])]
