@@ -43,6 +43,8 @@ _PAPER_FILTER = np.ones((9, 9), np.uint8)
 _PAPER_INK = 0.12
 _PAPER_BOX = 7
 _PAPER_PRIOR = 0.02
+# Refinements of the paper estimate (each re-selects the paper cells with the last estimate).
+_PAPER_PASSES = 3
 # Ink threshold as a fraction of the card's strongest ink, with a floor against paper noise.
 _INK_FRACTION = 0.42
 # Ink connected to such strong ink is kept down to this fraction (hysteresis).
@@ -142,8 +144,10 @@ def white_balance(face: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     gray = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)
     local_max = cv2.dilate(gray, _PAPER_FILTER)
     first = _masked_mean(grid, (gray >= 0.85 * local_max).astype(np.float32), _PAPER_FILTER.shape, None)
-    cell_ink = 1.0 - (grid / first).min(axis=2)
-    paper = _masked_mean(grid, (cell_ink < _PAPER_INK).astype(np.float32), (_PAPER_BOX, _PAPER_BOX), first)
+    paper = first
+    for _ in range(_PAPER_PASSES):
+        cell_ink = 1.0 - (grid / paper).min(axis=2)
+        paper = _masked_mean(grid, (cell_ink < _PAPER_INK).astype(np.float32), (_PAPER_BOX, _PAPER_BOX), first)
     paper = cv2.resize(paper, (width, height), interpolation=cv2.INTER_LINEAR)
     white = face.astype(np.float32) / paper
     return np.minimum(white, 1.0, out=white)

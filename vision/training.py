@@ -44,6 +44,8 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "shape": SHAPES,
 }
 SEED = 20261129
+# Generated photos of each of the 81 cards added to the training set (vision.scene).
+SYNTHETIC_ROUNDS = 0
 # Augmented copies of each training crop (besides the crop itself).
 AUGMENTED_COPIES = 1
 # Calibration: the confidence threshold of an attribute is the lowest one at which the readings
@@ -217,9 +219,36 @@ def library_versions() -> dict[str, str]:
             "scikit-learn": sklearn.__version__}
 
 
+def synthetic_table(rounds: int, seed: int, progress: ProgressFn[Any] = _identity_progress,
+                    ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[np.int64]]]:
+    """Features and class indices of ``rounds`` generated photos of each of the 81 cards.
+
+    Each is `vision.scene.render_training_card`: a drawn card in a random print style on a
+    random table, light, camera tilt, size, blur, noise and JPEG, cut out from slightly wrong
+    corners. They add prints, light and cameras that the photo crops lack.
+    """
+    from core.cards import full_deck
+    from vision.scene import render_training_card
+
+    jobs = [(r, i, card) for r in range(rounds) for i, card in enumerate(full_deck())]
+    rows: list[npt.NDArray[np.float32]] = []
+    targets: dict[str, list[int]] = {name: [] for name in ATTRIBUTES}
+    for r, i, card in progress(jobs, len(jobs), "generated cards"):
+        rows.append(card_features(render_training_card(card, np.random.default_rng([seed, r, i]))))
+        values = {"count": str(card.count), "color": card.color, "shading": card.shading, "shape": card.shape}
+        for name in ATTRIBUTES:
+            targets[name].append(CLASSES[name].index(values[name]))
+    X = np.stack(rows) if rows else np.zeros((0, N_FEATURES), np.float32)
+    return X, {name: np.asarray(values, dtype=np.int64) for name, values in targets.items()}
+
+
 def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_progress,
-                      copies: int = AUGMENTED_COPIES, seed: int = SEED) -> dict[str, Any]:
+                      copies: int = AUGMENTED_COPIES, seed: int = SEED,
+                      synthetic_rounds: int = SYNTHETIC_ROUNDS) -> dict[str, Any]:
     """Train the four attribute models from ``data_dir/set-photos``; return the JSON-able model.
+
+    ``synthetic_rounds`` generated photos of each of the 81 cards join the training set (0:
+    photo crops only); thresholds are calibrated on held-apart photo crops only.
 
     The returned dict holds the model arrays, the calibrated thresholds and a ``report`` with
     held-out accuracy (set-photos test photos, and the errcw deck when present). Raises
@@ -231,6 +260,10 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
         by_split[split_of(crop.source)].append(crop)
     X_train, y_train = feature_table(by_split["train"], copies, seed, progress, "train features")
     X_cal, y_cal = feature_table(by_split["calibration"], copies, seed + 1, progress, "calibration features")
+    if synthetic_rounds > 0:
+        X_synth, y_synth = synthetic_table(synthetic_rounds, seed + 2, progress)
+        X_train = np.concatenate([X_train, X_synth])
+        y_train = {name: np.concatenate([y_train[name], y_synth[name]]) for name in ATTRIBUTES}
     models = {}
     exported: dict[str, Any] = {}
     for name in progress(ATTRIBUTES, len(ATTRIBUTES), "fitting"):
@@ -251,6 +284,7 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
             "crops": {split: len(items) for split, items in by_split.items()},
             "source_photos": {split: len({c.source for c in items}) for split, items in by_split.items()},
             "augmented_copies": copies,
+            "generated_cards": 81 * synthetic_rounds,
             "seed": seed,
             "classifier": "StandardScaler + multinomial LogisticRegression(C=10)",
             "versions": library_versions(),
@@ -345,6 +379,8 @@ def model_card(model: dict[str, Any]) -> str:
         f"- Each training and calibration crop is used as is plus {training['augmented_copies']} augmented "
         "copy/copies: a quad a few pixels off (table showing at the border), a 180-degree turn, dim/warm/cool "
         "light, a light gradient, gamma, blur, sensor noise (`vision/training.py: augment`).",
+        f"- Plus {training.get('generated_cards', 0)} generated card photos (`vision/scene.py: "
+        "render_training_card`: random print styles, tables, light, tilt, size, blur, noise, JPEG).",
         "- `../shared/data/errcw-set-solver/cards` (another deck print) is never trained on: it is an",
         "  out-of-distribution test.",
         f"- Seed {training['seed']}. Libraries: " + ", ".join(f"{k} {v}" for k, v in training["versions"].items()) + ".",

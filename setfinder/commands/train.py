@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help=f"folder holding set-photos/cards.csv (default: {DEFAULT_DATA})")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"folder to write card_reader.json into (default: {DEFAULT_OUT})")
+    parser.add_argument("--generated", type=int, default=None, metavar="N",
+                        help="generated photos of each of the 81 cards to add to training "
+                             "(default: 0 = photo crops only)")
     parser.add_argument("--json", action="store_true", help="print the accuracy report as JSON")
     parser.set_defaults(run=run)
 
@@ -42,9 +45,13 @@ def run(args: argparse.Namespace) -> int:
     if not table.is_file():
         raise UserError(f"no labelled crops at {table}; pass --data pointing at the folder that holds "
                         "set-photos/cards.csv (the shared data, e.g. ../shared/data)")
+    rounds = training.SYNTHETIC_ROUNDS if args.generated is None else args.generated
+    if rounds < 0:
+        raise UserError(f"--generated must be 0 or more, got {rounds}")
     try:
         model = training.train_card_reader(args.data, progress=lambda items, total, label:
-                                           progress(items, total=total, label=label))
+                                           progress(items, total=total, label=label),
+                                           synthetic_rounds=rounds)
     except (FileNotFoundError, ValueError) as error:
         raise UserError(f"training failed: {error}") from None
     path = training.save_model(model, args.out)
