@@ -325,6 +325,8 @@ class Referee:
         if flags:
             message = ("Table not accepted: " + " ".join(f.message for f in flags)
                        + " Keeping the last good table; show the table again.")
+            if any(f.kind == "misread" for f in flags):
+                message += " " + self._dispute({old for old, _ in in_place})
             self._emit_table(board, seen, "flagged", change.left, change.arrived, flags, message)
             return Observation(False, True, change.left, change.arrived, tuple(flags), message)
         self._table, self._size = seen, (board.width, board.height)
@@ -362,6 +364,17 @@ class Referee:
         if keep:
             seen = number_table(self._table, [keep.get(i, s) for i, s in enumerate(seen)])
         return seen, corrections
+
+    def _dispute(self, cards: set[Card]) -> str:
+        """Two views read these cards differently, so neither reading is trusted: mark them
+        unsure on the accepted table. Claims naming them and "no SET" calls then wait for a
+        clear view; the next confident reading settles each one (see `_trust_confident_readings`)."""
+        self._table = tuple(replace(s, uncertain=True) if s.card in cards else s for s in self._table)
+        disputed = [i + 1 for i, s in enumerate(self._table) if s.card in cards]
+        several = len(disputed) > 1
+        return (f"{'Cards' if several else 'Card'} {', '.join(map(str, disputed))} now"
+                f" {'count' if several else 'counts'} as not read with confidence until a clear view"
+                f" settles {'them' if several else 'it'}.")
 
     def _correct_actions(self, corrections: dict[Card, Card]) -> list[Flag]:
         """Tell the engine a card was misread all along: rewrite it in every action, replay.

@@ -299,13 +299,23 @@ def test_a_taken_card_coming_back_or_a_card_read_twice_is_flagged() -> None:
     assert [s.card for s in referee.table] == [s.card for s in table.board().cards]  # last good table kept
 
 
-def test_a_card_changing_without_a_claim_is_a_likely_misreading() -> None:
+def test_a_card_changing_without_a_claim_is_a_likely_misreading_and_disputed() -> None:
     referee, table = dealt_referee()
     misread = RealTable(0, list(table.slots) + list(table.pile))
     misread.slots[5] = table.pile[0]
     observation = referee.observe(misread.board())
+    position = positions_of(referee, [table.slots[5]])[0]
     assert [f.kind for f in observation.flags] == ["misread"]
     assert f"the card read as {table.slots[5]} now reads {table.pile[0]}" in observation.message
+    assert observation.message.endswith(f"Card {position} now counts as not read with confidence"
+                                        " until a clear view settles it.")
+    # Neither reading is trusted now: a claim naming the card scores nothing ...
+    others = [i for i in range(1, 13) if i != position][:2]
+    assert referee.claim("Ana", [position, *others]).kind == "uncertain"
+    # ... until a clear view reads it again.
+    assert referee.observe(table.board()).message == "Same cards; readings updated."
+    assert referee.claim("Ana", [position, *others]).kind in ("set", "not-a-set")
+    assert replay(referee.events).scores == referee.scores
 
 
 # -- undo ------------------------------------------------------------------------------------------
