@@ -102,3 +102,13 @@ def test_order_corners_starts_top_left_on_short_side() -> None:
     ordered = order_corners(landscape)
     sides = np.hypot(*(np.roll(ordered, -1, 0) - ordered).T)
     assert sides[0] < sides[1]  # first edge is a short one: portrait reading
+
+
+def test_piece_of_a_card_inside_it_is_not_a_second_card() -> None:
+    image = np.full((360, 480, 3), (40, 60, 50), np.uint8)
+    truth = card_corners(240, 180, 0)
+    draw_card(image, truth)
+    cv2.rectangle(image, (215, 130), (265, 230), (60, 60, 200), 1)  # a thin outline symbol
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert same_quad(cards[0].corners, order_corners(truth)) < 2.0

@@ -9,6 +9,7 @@ inside, a size consistent with the other cards), and overlapping candidates are 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import cv2
@@ -39,6 +40,8 @@ class CardQuad:
     partial: bool
     score: float
     paper: tuple[float, float, float] = (0.0, 0.0, 0.0)  # typical BGR of the card's paper
+    # Cut out of a blob along straight edges, a guess: any other candidate for the place wins.
+    from_seams: bool = False
     center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     area: float = field(init=False, repr=False, compare=False)
 
@@ -73,9 +76,14 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=cv2.INTER_AREA)
+    whiteness = _whiteness(small)
+    equalised = _CLAHE.apply(whiteness)
+    # Edges of the equalised whiteness: card outlines even on pale tables, and the seams
+    # between cards that touch.
+    edges = cv2.Canny(equalised, 30, 90)
     candidates: list[CardQuad] = []
-    for mask, inset in _candidate_masks(small):
-        candidates.extend(_quads_in_mask(mask, small, candidates, inset))
+    for mask, inset in _candidate_masks(small, whiteness, equalised, edges):
+        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates), small)
     if scale != 1.0:
         cards = [CardQuad((card.corners / scale).astype(np.float32), card.partial, card.score, card.paper)
@@ -88,16 +96,22 @@ def _short_side(corners: npt.NDArray[np.float32]) -> float:
     return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
-def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.uint8], float]]:
+def _whiteness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The lowest of B, G, R, smoothed: high only for bright pixels with no colour lagging
+    (paper). uint8 (H, W)."""
+    blue, green, red = cv2.split(image)
+    return cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
+
+
+def _candidate_masks(image: npt.NDArray[np.uint8], whiteness: npt.NDArray[np.uint8],
+                     equalised: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8]
+                     ) -> list[tuple[npt.NDArray[np.uint8], float]]:
     """Binary maps (uint8 0/255) in which cards may show as separate white blobs, each with how
     far (pixels) its blob outlines lie inside the true card edge.
 
     Outline points are the centres of the blob's boundary pixels, half a pixel inside its edge;
     the edge map loses the edge pixel and its dilation, the eroded map its erosion radius.
     """
-    blue, green, red = cv2.split(image)
-    # The lowest of B, G, R is high only for bright pixels with no colour lagging: paper.
-    whiteness = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
     masks = []
     _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks.append((global_white, 0.5))
@@ -107,15 +121,12 @@ def _candidate_masks(image: npt.NDArray[np.uint8]) -> list[tuple[npt.NDArray[np.
     masks.append((paper, 0.5))
     # Local contrast equalisation lifts the faint step between a white card and a pale or dim
     # table, so the local threshold and the edges below see it.
-    equalised = _CLAHE.apply(whiteness)
     block = max(31, (min(image.shape[:2]) // 6) | 1)
     local_white = cv2.adaptiveThreshold(equalised, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                         cv2.THRESH_BINARY, block, -8)
     masks.append((local_white, 0.5))
     # Edges: regions enclosed by edges, for white-on-white and for cards that touch.
-    edges = cv2.Canny(equalised, 30, 90)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    masks.append((cv2.bitwise_not(edges), 2.0))
+    masks.append((cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))), 2.0))
     # Touching cards merge in the whiteness maps; eroding separates them along the seam.
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     masks.append((cv2.erode(global_white, kernel), 3.5))
@@ -146,7 +157,7 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
-                   found: list[CardQuad], inset: float) -> list[CardQuad]:
+                   edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float) -> list[CardQuad]:
     """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``."""
     height, width = mask.shape
     image_area = height * width
@@ -170,7 +181,10 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         if quad is not None:
             quads.append(quad)
         elif area >= 2 * min_area:
-            quads.extend(_split_blob(contour, mask.shape, image, inset, min_area))
+            parts = _split_blob(contour, mask.shape, image, inset, min_area)
+            if not parts:
+                parts = _split_along_edges(contour, image, edges, min_area)
+            quads.extend(parts)
     return quads
 
 
@@ -220,6 +234,45 @@ def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: n
         if cards:
             return cards
     return []
+
+
+def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uint8],
+                       edges: npt.NDArray[np.uint8], min_area: float) -> list[CardQuad]:
+    """Cards in a blob whose seams erosion cannot open: cards laid edge to edge in a grid, or a
+    card bridged to a bright patch of table. The seams still show as straight edges, though
+    with gaps: the blob is cut along every straight edge segment longer than a symbol's side,
+    gaps bridged."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 4
+    height, width = image.shape[:2]
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [contour - [x0, y0]], -1, 255, -1)
+    inner_edges = edges[y0:y1, x0:x1].copy()
+    inner_edges[cv2.erode(blob, np.ones((5, 5), np.uint8)) == 0] = 0
+    card_side = np.sqrt(min_area)
+    segments = cv2.HoughLinesP(inner_edges, 1, np.pi / 180, threshold=int(card_side),
+                               minLineLength=1.5 * card_side, maxLineGap=3)
+    if segments is None:
+        return []
+    cut = blob.copy()
+    for x_a, y_a, x_b, y_b in segments.reshape(-1, 4).astype(np.float32):
+        direction = np.array([x_b - x_a, y_b - y_a]) / max(float(np.hypot(x_b - x_a, y_b - y_a)), 1e-6)
+        reach = card_side / 3 * direction
+        start = np.round([x_a, y_a] - reach).astype(int)
+        end = np.round([x_b, y_b] + reach).astype(int)
+        cv2.line(cut, tuple(map(int, start)), tuple(map(int, end)), 0, 2)
+    parts, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cards = []
+    for part in parts:
+        part_area = cv2.contourArea(part)
+        if part_area < min_area:
+            continue
+        quad = _card_quad(part + [x0, y0], part_area, image, 1.5)
+        if quad is not None:
+            cards.append(dataclasses.replace(quad, from_seams=True))
+    return cards
 
 
 def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
@@ -376,6 +429,18 @@ _MIDDLE = np.zeros(_RING_PATCH[::-1], dtype=bool)
 _MIDDLE[8:-8, 6:-6] = True
 
 
+def _overlap(a: CardQuad, b: CardQuad) -> tuple[int, int, int]:
+    """Pixel counts of the intersection, of ``a`` and of ``b``, the quads drawn filled."""
+    x, y, w, h = cv2.boundingRect(np.vstack([a.corners, b.corners]).astype(np.float32))
+    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
+    canvas_b = np.zeros_like(canvas_a)
+    offset = np.array([x, y], np.float32)
+    cv2.fillConvexPoly(canvas_a, np.round(a.corners - offset).astype(np.int32), 1)
+    cv2.fillConvexPoly(canvas_b, np.round(b.corners - offset).astype(np.int32), 1)
+    return (np.count_nonzero(canvas_a & canvas_b), np.count_nonzero(canvas_a),
+            np.count_nonzero(canvas_b))
+
+
 def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
     union_box = cv2.boundingRect(np.vstack([a.corners, b.corners]).astype(np.float32))
     x, y, w, h = union_box
@@ -402,11 +467,14 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
     typical = float(np.median([q.area for q in candidates if not q.partial] or [1.0]))
 
     def preference(quad: CardQuad) -> float:
-        return quad.score / (1.0 + 2.0 * abs(np.log(max(quad.area, 1.0) / typical)))
+        guess = 0.5 if quad.from_seams else 1.0
+        return guess * quad.score / (1.0 + 2.0 * abs(np.log(max(quad.area, 1.0) / typical)))
 
     kept: list[CardQuad] = []
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
         if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
+            continue
+        if candidate.from_seams and any(_covers(k, candidate) for k in kept):
             continue
         kept.append(candidate)
     dropped: set[int] = set()
@@ -417,9 +485,27 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
         card_sized = [j for j in inside if kept[j].area > 0.25 * quad.area]
         if len(card_sized) >= 2:
             dropped.add(i)
-        else:
-            dropped.update(j for j in inside if j not in card_sized)
+            continue
+        dropped.update(j for j in inside if j not in card_sized)
+        # One card-sized quad inside another: a card with a strip of table, or a piece of a
+        # card cut off by a symbol's outline. The one nearer the typical card size is the card.
+        for j in card_sized:
+            if _size_mismatch(kept[j], typical) < _size_mismatch(quad, typical):
+                dropped.add(i)
+            else:
+                dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _size_mismatch(quad: CardQuad, typical_area: float) -> float:
+    """How far a quad's area is from the typical card area, as the absolute log ratio."""
+    return abs(float(np.log(max(quad.area, 1.0) / max(typical_area, 1.0))))
+
+
+def _covers(a: CardQuad, b: CardQuad) -> bool:
+    """Whether quad ``a`` covers a fifth or more of quad ``b``."""
+    inter, _, area_b = _overlap(a, b)
+    return inter > 0.2 * area_b
 
 
 def _centers_close(a: CardQuad, b: CardQuad) -> bool:
