@@ -220,6 +220,12 @@ def test_a_camera_that_stops_delivering_frames_is_reported_disconnected() -> Non
     assert camera.released
 
 
+def test_a_camera_that_never_gives_a_picture_is_reported() -> None:
+    source = VideoSource(FakeCamera(frames=0), name="camera 0", is_camera=True, disconnect_after=0.1)
+    with pytest.raises(LiveError, match="camera 0 opened but gave no picture"):
+        run_live(source, ScriptedRecognizer([]))
+
+
 def test_a_camera_that_does_not_open_is_refused_in_one_line() -> None:
     with pytest.raises(LiveError, match="camera 99 did not open"):
         VideoSource.open_camera(99)

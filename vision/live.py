@@ -168,7 +168,10 @@ class VideoSource:
             now = time.perf_counter()
             failing_since = failing_since if failing_since is not None else now
             if now - failing_since >= self.disconnect_after:
-                raise LiveError(f"{self.name} disconnected (no picture for {self.disconnect_after:.0f} s "
+                if self._index == 0:
+                    raise LiveError(f"{self.name} opened but gave no picture for {self.disconnect_after:g} s; "
+                                    "check no other program uses it and that this program may use the camera")
+                raise LiveError(f"{self.name} disconnected (no picture for {self.disconnect_after:g} s "
                                 f"after {self._index} frames); plug it back in and start again")
             time.sleep(0.02)
         now = time.perf_counter()
