@@ -30,13 +30,14 @@ examples:
   setfinder live --camera 1 --record game.mp4
   setfinder live --video table.mp4 --headless --jsonl answers.jsonl
 
---jsonl writes one object per processed frame: {"frame", "time", "status"
-("starting" | "steady" | "hold-still"), "seen", "version", "width", "height",
-"cards": [{"id", "count", "color", "shading", "shape", "corners", "confidence",
-"partial", "uncertain"}], "sets": [[id, id, id]], "verdict"}: the steady board in
-the `setfinder find --json` schema. A video is processed frame by frame unless
---realtime; a camera always runs in real time, skipping frames rather than
-falling behind."""
+--jsonl writes one object per processed frame: {"frame", "time", "answer_frame"
+(the frame the answer was read from), "status" ("starting" | "steady" |
+"hold-still"), "seen", "version", "width", "height", "cards": [{"id", "count",
+"color", "shading", "shape", "corners", "confidence", "partial", "uncertain"}],
+"sets": [[id, id, id]], "verdict"}: the steady board in the `setfinder find
+--json` schema. A video is read frame by frame unless --realtime; a camera always
+runs in real time: the picture is shown at the camera's rate, boards are read in
+the background from the newest frame, and frames are skipped rather than queued."""
 
 
 def register(subparsers: Any) -> None:
