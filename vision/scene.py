@@ -323,8 +323,9 @@ def build_scene(seed: int, n_cards: int, size: tuple[int, int] = (960, 720), *, 
     return spec
 
 
+# How often each table of TABLES is drawn (in its order): light tables are the hard case, so
+# white, grey and light wood are well represented. Sums to 1.
 _TABLE_WEIGHTS = np.array([0.14, 0.16, 0.14, 0.1, 0.12, 0.09, 0.08, 0.07, 0.1])
-_TABLE_WEIGHTS = _TABLE_WEIGHTS / _TABLE_WEIGHTS.sum()
 
 
 def _check_size(size: tuple[int, int]) -> tuple[int, int]:
