@@ -29,6 +29,10 @@ Decisions (documented here because the rule sheets do not cover cameras):
 - A reading of the table that cannot follow from the last one by the rules (cards gone that were
   not claimed, too many cards dealt, a card read twice, a taken card back) is flagged and not
   accepted: the referee keeps the last good table and waits for a better view.
+- Where two views read the same card differently, neither is trusted: the card counts as unsure
+  (no points on it, no "no SET") until a clear view settles it. A card first read without
+  confidence and later read with it is corrected (the engine is replayed with the right card);
+  an unsure re-reading never overrides a confident one.
 - While the cards of an accepted SET or "no SET" call are being dealt, new calls wait for the
   table to be shown after the deal.
 - "undo" takes back the last claim or "no SET" call, but only before the table changed after it.
