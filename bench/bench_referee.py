@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.cards import Card, easy_deck, find_sets  # noqa: E402
 from core.referee import Referee  # noqa: E402
-from core.referee_table import _inside  # noqa: E402
+from core.referee_table import inside_corners  # noqa: E402
 from setfinder.commands.referee import PhotoSource, Session  # noqa: E402
 from vision.recognize import Recognizer  # noqa: E402
 from vision.scene import generate_scene  # noqa: E402
@@ -49,7 +49,7 @@ def overlay_numbers(referee: Referee, truth: dict[str, Any], cards: list[Card]) 
     for card in cards:
         entry = next(e for e in truth["cards"] if e["card"] == str(card))
         a, b, c, d = ((float(x), float(y)) for x, y in entry["corners"])
-        hits = [i + 1 for i, seen in enumerate(referee.table) if _inside(seen.center, (a, b, c, d))]
+        hits = [i + 1 for i, seen in enumerate(referee.table) if inside_corners(seen.center, (a, b, c, d))]
         numbers.append(str(hits[0]) if hits else "?")
     return numbers
 

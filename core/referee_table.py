@@ -59,7 +59,7 @@ def compare_tables(before: Sequence[SeenCard], after: Sequence[SeenCard]) -> Tab
     unmatched = list(arrived_seen)
     for gone in left_seen:
         for new in unmatched:
-            if _inside(new.center, gone.corners):
+            if inside_corners(new.center, gone.corners):
                 in_place.append((gone.card, new.card))
                 unmatched.remove(new)
                 break
@@ -105,7 +105,7 @@ def _distance(a: Point, b: Point) -> float:
     return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
 
 
-def _inside(point: Point, corners: Corners) -> bool:
+def inside_corners(point: Point, corners: Corners) -> bool:
     """True when ``point`` lies inside the quadrilateral ``corners`` (x, y; either winding)."""
     x, y = point
     inside = False
