@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -49,15 +48,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         recognizer = Recognizer()
     except (OSError, ValueError) as error:
-        raise UserError(f"cannot load the card reader model ({error}); "
-                        "rebuild it with `setfinder train`") from None
+        raise UserError(f"cannot load the card reader: {error}") from None
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    show = args.show and _display_available()
-    if args.show and not show:
-        print("setfinder: note: no display here, --show ignored (use --out DIR to save images)",
-              file=sys.stderr)
+    show = False
+    if args.show:
+        from vision.live import window_problem
+
+        problem = window_problem()
+        show = problem is None
+        if problem:
+            print(f"setfinder: note: --show ignored: {problem} (use --out DIR to save images)",
+                  file=sys.stderr)
 
     succeeded = 0
     for path in args.photos:
@@ -128,12 +131,6 @@ def _write_image(path: Path, image: Any) -> None:
         written = False
     if not written:
         raise UserError(f"cannot write {path}; check that the folder is writable")
-
-
-def _display_available() -> bool:
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return True
 
 
 def _show(path: str, image: Any) -> None:

@@ -1,0 +1,60 @@
+"""Photo mode on every labelled table photo in ../shared (skipped when ../shared is absent).
+
+These photos are a development set, so the bars here are what the pipeline must never fall
+below, not a tuning target: every card found with no false cards, and nearly every card read.
+`bench/bench_boards.py` prints the full figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import Card
+from tests.conftest import shared_dataset
+from vision.cardreader import DEFAULT_MODEL_PATH
+from vision.imageio import load_photo
+from vision.recognize import Recognizer
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(),
+                                reason="models/card_reader.json absent: run `setfinder train`")
+
+
+def labelled(name: str) -> list[tuple[Path, list[Card]]]:
+    folder = shared_dataset(name)
+    index = json.loads((folder / "boards.json").read_text())
+    return [(folder / "boards" / photo, [Card.parse(text) for text in entry["cards"]])
+            for photo, entry in sorted(index.items())]
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+@pytest.mark.parametrize("dataset", ["set-photos", "errcw-set-solver"])
+def test_every_card_found_and_read(dataset: str, recognizer: Recognizer) -> None:
+    right = total = 0
+    for path, truth in labelled(dataset):
+        photo = load_photo(path)
+        board = recognizer.read_board(photo.image, photo.scale)
+        assert len(board.cards) == len(truth), f"{path.name}: found {len(board.cards)} of {len(truth)}"
+        assert not any(seen.partial for seen in board.cards), path.name
+        right += sum(seen.card == card for seen, card in zip(board.cards, truth))
+        total += len(truth)
+    assert right / total >= 0.95, f"{right}/{total} cards read right"
+
+
+def test_wrong_readings_are_mostly_flagged(recognizer: Recognizer) -> None:
+    """A misread card should carry the uncertain flag: a confident wrong reading is the worst case."""
+    confident_wrong = total = 0
+    for dataset in ("set-photos", "errcw-set-solver"):
+        for path, truth in labelled(dataset):
+            photo = load_photo(path)
+            board = recognizer.read_board(photo.image, photo.scale)
+            for seen, card in zip(board.cards, truth):
+                confident_wrong += seen.card != card and not seen.uncertain
+                total += 1
+    assert confident_wrong <= 0.02 * total
