@@ -45,7 +45,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
 }
 SEED = 20261129
 # Generated photos of each of the 81 cards added to the training set (vision.scene).
-SYNTHETIC_ROUNDS = 0
+SYNTHETIC_ROUNDS = 8
 # Augmented copies of each training crop (besides the crop itself).
 AUGMENTED_COPIES = 1
 # Calibration: the confidence threshold of an attribute is the lowest one at which the readings

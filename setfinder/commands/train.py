@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help=f"folder to write card_reader.json into (default: {DEFAULT_OUT})")
     parser.add_argument("--generated", type=int, default=None, metavar="N",
                         help="generated photos of each of the 81 cards to add to training "
-                             "(default: 0 = photo crops only)")
+                             "(default: 8; 0 = photo crops only)")
     parser.add_argument("--json", action="store_true", help="print the accuracy report as JSON")
     parser.set_defaults(run=run)
 
