@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|")
     for condition, change in CONDITIONS.items():
         readings = reader.read([change(card) for card in cards])
-        truth = [c.labels for c in sample]
-        right = [_labels(r.card) == t for r, t in zip(readings, truth)]
+        expected = [c.labels for c in sample]
+        right = [_labels(r.card) == e for r, e in zip(readings, expected)]
         certain_wrong = sum(1 for r, ok in zip(readings, right) if not ok and not r.uncertain)
         uncertain = sum(r.uncertain for r in readings)
         print(f"| {condition} | {len(cards)} | {np.mean(right):.2%} | {uncertain / len(cards):.2%} | "

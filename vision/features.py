@@ -3,15 +3,18 @@
 The features describe what a person looks at, not raw pixels, so that a model trained on one
 deck and one camera carries over to others:
 
-* **paper**: the card's own white is estimated locally (a coarse max filter over the face) and
-  every pixel is divided by it, which cancels warm, cool, dim and uneven light;
+* **paper**: the card's own white is estimated locally (the mean colour of the nearby cells that
+  hold no ink) and every pixel is divided by it, which cancels warm, cool, dim and uneven light;
 * **ink**: ink strength is how far a pixel falls below its paper white in its darkest channel;
-  thresholding it at a fraction of the card's strongest ink gives the symbol strokes, and filling
-  each outer contour gives one solid blob per symbol (stripes and outlines fill the same way);
+  thresholding it (with hysteresis) at fractions of the card's strongest ink gives the symbol
+  strokes, and filling each outer contour gives one solid blob per symbol (stripes and outlines
+  fill the same way);
 * **count** from the number and sizes of the blobs, **shape** from the blob outline (solidity,
-  extent, width profile, mirror symmetry, polygon fit...), **shading** from the ink inside the
-  blob compared with its border stroke, and **color** from the white-balanced absorption of the
-  strongest ink pixels.
+  extent, width profile, mirror symmetry, polygon fit...), **shading** from the ink deep inside
+  the blob compared with its border stroke and from the stripe texture there, and **color** from
+  the white-balanced absorption and hue of the strongest ink pixels.
+
+Each attribute's classifier sees only its own group of features (`FEATURE_GROUPS`).
 
 Everything is computed inside a margin at the card border, so a warp that is a few pixels off
 (a sliver of table at the edge) changes nothing. The features are unchanged by a 180-degree turn.
@@ -33,9 +36,9 @@ MARGIN = 8
 # Segmentation, shape and colour work on the face at half resolution (4x fewer pixels, the speed
 # budget is a fraction of a millisecond per card); only the stripe texture uses full resolution.
 _SCALE = 2
-# Size of the coarse paper-white grid cells (half-resolution pixels), and the max-filter size
-# over them: the filter must reach paper from the middle of the largest solid symbol (about
-# 50 px tall on a 250 px card).
+# Size of the coarse paper-white grid cells (half-resolution pixels), and the neighbourhood
+# (cells) of the first pass's brightest-cell search: it must reach paper from the middle of the
+# largest solid symbol (about 50 px tall on a 250 px card).
 _PAPER_CELL = 4
 _PAPER_FILTER = np.ones((9, 9), np.uint8)
 # First-pass ink above which a cell is not used for the paper estimate, and the box size
@@ -68,31 +71,25 @@ _FACE_AREA = float(_SMALL_H * _SMALL_W)
 _INSIDE_DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
-FEATURE_NAMES: tuple[str, ...] = (
-    # count
-    "blob_count", "filled_area", "largest_blob_area", "filled_over_largest",
-    "span_over_blob_height", "row_runs",
-    # shape (of the median-sized symbol)
-    "solidity", "extent_rect", "extent_box", "aspect", "circularity", "poly_vertices_fine",
-    "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
-    "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3",
-    # shading
-    "inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke",
-    # color (white-balanced)
-    "absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
-    "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin",
-)
-N_FEATURES = len(FEATURE_NAMES)
-
 # The features each attribute's classifier may use. Keeping them apart stops a model from
 # leaning on accidents of the training photos (say, blur level for shading) that another deck
 # or camera would not share.
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
-    "count": FEATURE_NAMES[0:6],
-    "shape": FEATURE_NAMES[6:23],
-    "shading": FEATURE_NAMES[23:27],
-    "color": FEATURE_NAMES[27:],
+    "count": ("blob_count", "filled_area", "largest_blob_area", "filled_over_largest",
+              "span_over_blob_height", "row_runs"),
+    # Of the median-sized symbol.
+    "shape": ("solidity", "extent_rect", "extent_box", "aspect", "circularity", "poly_vertices_fine",
+              "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
+              "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3"),
+    "shading": ("inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke"),
+    # White-balanced.
+    "color": ("absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
+              "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin"),
 }
+# The feature vector: the groups one after another, in this order.
+FEATURE_NAMES: tuple[str, ...] = tuple(name for attribute in ("count", "shape", "shading", "color")
+                                       for name in FEATURE_GROUPS[attribute])
+N_FEATURES = len(FEATURE_NAMES)
 
 
 @dataclass(frozen=True)
@@ -103,7 +100,8 @@ class InkSegmentation:
     CARD_WIDTH - 2 * MARGIN, 3); ``paper_level`` the mean darkest channel of its paper (0..255).
     Everything else is at half that resolution, (H, W):
     ``white`` the face divided by its paper white, float32 (H, W, 3) BGR, paper near 1;
-    ``ink`` ink strength float32 (H, W) in [0, 1]; ``strokes`` the thresholded ink, uint8 0/255;
+    ``ink`` ink strength float32 (H, W) in [0, 1]; ``strong_ink`` its 99.5th percentile (the
+    card's strongest ink, which the thresholds are fractions of); ``strokes`` the thresholded ink, uint8 0/255;
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
     top to bottom; ``filled`` the blobs filled, uint8 0/255.
     """
@@ -130,13 +128,13 @@ def check_canonical(card: npt.NDArray[np.uint8]) -> None:
 def white_balance(face: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """Divide each pixel of ``face`` (BGR uint8 (H, W, 3)) by its local paper white.
 
-    The paper white is estimated on a coarse grid of ``_PAPER_CELL``-pixel cells, in two
-    passes. First, the mean colour of the cells nearly as bright as the brightest cell around
-    them (brightness, not per channel: red ink is brighter than bluish paper in the red
-    channel); that finds the cells holding ink. Then the local mean colour of the cells with
-    no ink (a normalised box filter, with the first estimate as a weak prior where no paper
-    cell is near), which follows light that changes across the card. Returns float32
-    (H, W, 3), paper close to 1, clipped at 1.
+    The paper white is estimated on a coarse grid of ``_PAPER_CELL``-pixel cells. First, the
+    mean colour of the cells nearly as bright as the brightest cell around them (brightness,
+    not per channel: red ink is brighter than bluish paper in the red channel); that finds the
+    cells holding ink. Then, ``_PAPER_PASSES`` times, the local mean colour of the cells with no
+    ink under the last estimate (a normalised box filter, with the first estimate as a weak
+    prior where no paper cell is near); the repeats let it follow light that falls off steeply
+    across the card. Returns float32 (H, W, 3), paper close to 1, clipped at 1.
     """
     height, width = face.shape[:2]
     grid = cv2.resize(face, (max(1, width // _PAPER_CELL), max(1, height // _PAPER_CELL)),
