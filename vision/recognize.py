@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from core.board import Board, Corners, SeenCard
-from vision.canonical import warp_card
-from vision.cardreader import CardReader
+from vision.canonical import is_sideways, warp_card
+from vision.cardreader import CardReader, CardReading
 from vision.detect import CardQuad, find_cards
 
 
@@ -53,6 +53,7 @@ class Recognizer:
 
         start = time.perf_counter()
         readings = self.reader.read(canonical) if canonical else []
+        quads, readings = self._turn_sideways_cards(image, quads, canonical, readings)
         timings["read"] = _ms_since(start)
 
         start = time.perf_counter()
@@ -73,6 +74,24 @@ class Recognizer:
         board.sets()  # the rules core's answer is part of the timed work
         timings["order+sets"] = _ms_since(start)
         return board, timings
+
+
+    def _turn_sideways_cards(self, image: npt.NDArray[np.uint8], quads: list[CardQuad],
+                             canonical: list[npt.NDArray[np.uint8]], readings: list[CardReading]
+                             ) -> tuple[list[CardQuad], list[CardReading]]:
+        """Re-read, a quarter turn round, the cards whose symbols say they were warped sideways
+        (see `is_sideways`), and keep the turn when the reader is at least as sure of it."""
+        turned = [i for i, quad in enumerate(quads) if not quad.partial and is_sideways(canonical[i])]
+        if not turned:
+            return quads, readings
+        quads, readings = list(quads), list(readings)
+        candidates = [CardQuad(np.roll(quads[i].corners, -1, axis=0), False, quads[i].score,
+                               quads[i].paper) for i in turned]
+        second = self.reader.read([warp_card(image, quad.corners) for quad in candidates])
+        for i, quad, reading in zip(turned, candidates, second):
+            if reading.confidence >= readings[i].confidence - 0.02:
+                quads[i], readings[i] = quad, reading
+        return quads, readings
 
 
 @lru_cache(maxsize=1)
