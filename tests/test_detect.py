@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import find_cards, order_corners
+from vision.detect import CardQuad, _merge_overlapping, _typical_area_model, find_cards, order_corners
 
 
 def card_corners(cx: float, cy: float, angle_deg: float, width: float = 80, height: float = 125) -> np.ndarray:
@@ -112,3 +112,27 @@ def test_piece_of_a_card_inside_it_is_not_a_second_card() -> None:
     cards = find_cards(image)
     assert len(cards) == 1
     assert same_quad(cards[0].corners, order_corners(truth)) < 2.0
+
+
+def quad_at(cx: float, cy: float, width: float, height: float, score: float = 1.0) -> CardQuad:
+    return CardQuad(order_corners(card_corners(cx, cy, 0, width, height)), False, score)
+
+
+def test_a_quad_over_several_small_cards_does_not_swallow_them() -> None:
+    # Far cards look small under perspective: a bad quad spanning three of them is over four
+    # times the area of each, yet they are cards, not its symbols.
+    cards = [quad_at(100 + 60 * i, 100, 50, 78) for i in range(3)]
+    spanning = quad_at(160, 115, 190, 120, score=0.85)
+    near_cards = [quad_at(100 + 90 * i, y, width, height) for i in range(3)
+                  for y, width, height in ((200, 65, 101), (330, 80, 125))]
+    kept = _merge_overlapping([spanning, *cards, *near_cards])
+    assert sorted(map(id, kept)) == sorted(map(id, cards + near_cards))
+
+
+def test_typical_card_area_follows_perspective() -> None:
+    # Cards twice as large (in area) at the bottom of the image as at the top.
+    quads = [quad_at(100 + 100 * col, y, 50 * np.sqrt(scale), 78 * np.sqrt(scale))
+             for col in range(4) for y, scale in ((100, 1.0), (200, 1.5), (300, 2.0))]
+    typical = _typical_area_model(quads)
+    assert typical(np.array([250, 100], np.float32)) == pytest.approx(50 * 78, rel=0.1)
+    assert typical(np.array([250, 300], np.float32)) == pytest.approx(2 * 50 * 78, rel=0.1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -463,12 +464,13 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
     are dropped.
     """
     # Cards on one table are alike in size: among overlapping candidates (a card, a card with a
-    # strip of table, two cards as one), prefer the one closest to the typical candidate size.
-    typical = float(np.median([q.area for q in candidates if not q.partial] or [1.0]))
+    # strip of table, two cards as one), prefer the one closest to the typical candidate size
+    # at its place in the image.
+    typical = _typical_area_model([q for q in candidates if not q.partial])
 
     def preference(quad: CardQuad) -> float:
         guess = 0.5 if quad.from_seams else 1.0
-        return guess * quad.score / (1.0 + 2.0 * abs(np.log(max(quad.area, 1.0) / typical)))
+        return guess * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
 
     kept: list[CardQuad] = []
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
@@ -482,7 +484,10 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
         outline = quad.corners.reshape(-1, 1, 2)
         inside = [j for j, other in enumerate(kept) if j != i and other.area < 0.7 * quad.area
                   and cv2.pointPolygonTest(outline, tuple(map(float, other.center)), False) > 0]
-        card_sized = [j for j in inside if kept[j].area > 0.25 * quad.area]
+        # A symbol is a small part of its card; whatever is near the typical card size is a
+        # card (a quad holding many cards dwarfs each of them).
+        card_sized = [j for j in inside if kept[j].area > 0.25 * quad.area
+                      or kept[j].area > 0.4 * typical(kept[j].center)]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
@@ -490,11 +495,40 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
         # One card-sized quad inside another: a card with a strip of table, or a piece of a
         # card cut off by a symbol's outline. The one nearer the typical card size is the card.
         for j in card_sized:
-            if _size_mismatch(kept[j], typical) < _size_mismatch(quad, typical):
+            if (_size_mismatch(kept[j], typical(kept[j].center))
+                    < _size_mismatch(quad, typical(quad.center))):
                 dropped.add(i)
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
+    """The typical card area (pixels) at an (x, y) place in the image.
+
+    Under perspective, cards near the camera look up to twice as large as far ones, so the
+    typical area is a plane in log area over (x, y), fitted robustly to the quads that agree
+    with the median; with too few quads it is just their median area.
+    """
+    if not quads:
+        return lambda center: 1.0
+    log_area = np.log(np.maximum([q.area for q in quads], 1.0))
+    median = float(np.median(log_area))
+    centers = np.array([q.center for q in quads], dtype=np.float64)
+    design = np.column_stack([centers, np.ones(len(quads))])
+    coefficients = np.array([0.0, 0.0, median])
+    limit = 0.5  # a card twice or half the median size is still a candidate for the fit
+    for _ in range(3):
+        agree = np.abs(log_area - design @ coefficients) < limit
+        if agree.sum() < 6:
+            break
+        coefficients, *_ = np.linalg.lstsq(design[agree], log_area[agree], rcond=None)
+        limit = 0.3
+
+    def typical(center: npt.NDArray[np.float32]) -> float:
+        return float(np.exp(coefficients[0] * center[0] + coefficients[1] * center[1]
+                            + coefficients[2]))
+    return typical
 
 
 def _size_mismatch(quad: CardQuad, typical_area: float) -> float:
@@ -543,15 +577,17 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
     """
     whole = [c for c in cards if not c.partial]
     if whole:
-        typical_area = float(np.median([c.area for c in whole]))
+        typical = _typical_area_model(whole)
         typical_aspect = float(np.median([_aspect(c.corners) for c in whole]))
     else:
-        typical_area, typical_aspect = max((c.area for c in cards), default=0.0), 1.56
+        largest = max((c.area for c in cards), default=0.0)
+        typical, typical_aspect = (lambda center: largest), 1.56
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
     table_tint = (np.median([_tint(_outside_colour(image, c.corners)) for c in whole], axis=0)
                   if len(whole) >= 3 else None)
     kept = []
     for card in cards:
+        typical_area = typical(card.center)
         if card.partial and paper_tint is not None and table_tint is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
                 continue  # a cut "card" whose paper is not the colour of the others: not a card
