@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
 
-from vision.detect import CardQuad, _merge_overlapping, _typical_area_model, find_cards, order_corners
+from vision.detect import (CardQuad, _keep_consistent, _merge_overlapping, _typical_area_model, find_cards,
+                           order_corners)
 
 
 def card_corners(cx: float, cy: float, angle_deg: float, width: float = 80, height: float = 125) -> np.ndarray:
@@ -136,3 +139,28 @@ def test_typical_card_area_follows_perspective() -> None:
     typical = _typical_area_model(quads)
     assert typical(np.array([250, 100], np.float32)) == pytest.approx(50 * 78, rel=0.1)
     assert typical(np.array([250, 300], np.float32)) == pytest.approx(2 * 50 * 78, rel=0.1)
+
+
+def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:
+    # Pale squares of a gingham cloth with a little weave texture are even, bright, and their
+    # texture passes for faint ink; real symbols stand out far more.
+    rng = np.random.default_rng(3)
+    ys, xs = np.mgrid[0:480, 0:640]
+    cells = ((ys // 72) % 2) + ((xs // 72) % 2)
+    palette = np.array([(225, 225, 240), (150, 150, 220), (60, 60, 190)], np.float64)  # BGR
+    image = np.clip(palette[cells] + rng.normal(0, 9, (480, 640, 3)), 0, 255).astype(np.uint8)
+    truths = [card_corners(120 + 130 * i, 240, 8 * i - 12) for i in range(4)]
+    for corners in truths:
+        draw_card(image, corners, paper=(250, 250, 250))
+    cards = find_cards(image)
+    assert len(cards) == 4
+    for truth in truths:
+        assert min(float(np.hypot(*(c.center - truth.mean(axis=0)))) for c in cards) < 5.0
+
+
+def test_a_quad_with_faint_ink_among_clearly_printed_cards_is_dropped() -> None:
+    image = np.full((400, 600, 3), (60, 60, 190), np.uint8)
+    printed = [dataclasses.replace(quad_at(100 + 120 * i, 120, 80, 125), ink=0.8) for i in range(4)]
+    faint = dataclasses.replace(quad_at(300, 300, 80, 125), ink=0.2)  # a cloth's weave
+    kept = _keep_consistent([*printed, faint], image)
+    assert sorted(map(id, kept)) == sorted(map(id, printed))
