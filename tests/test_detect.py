@@ -164,3 +164,4 @@ def test_a_quad_with_faint_ink_among_clearly_printed_cards_is_dropped() -> None:
     faint = dataclasses.replace(quad_at(300, 300, 80, 125), ink=0.2)  # a cloth's weave
     kept = _keep_consistent([*printed, faint], image)
     assert sorted(map(id, kept)) == sorted(map(id, printed))
+

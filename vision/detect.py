@@ -612,7 +612,9 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
                       and 0.85 * typical_aspect <= _aspect(card.corners) <= 1.15 * typical_aspect)
             if grazed:
                 kept.append(dataclasses.replace(card, partial=False))
-            elif len(whole) < 3 or 0.1 * typical_area <= card.area <= 1.3 * typical_area:
+            # Less than a third of a card in view cannot be read, and such slivers at the
+            # frame edge are more often a printed card on a box or a patch of table.
+            elif len(whole) < 3 or 0.3 * typical_area <= card.area <= 1.3 * typical_area:
                 kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
