@@ -165,3 +165,19 @@ def test_a_quad_with_faint_ink_among_clearly_printed_cards_is_dropped() -> None:
     kept = _keep_consistent([*printed, faint], image)
     assert sorted(map(id, kept)) == sorted(map(id, printed))
 
+
+
+def test_grid_of_touching_cards_is_found_card_by_card() -> None:
+    # Six cards edge to edge, the seams between them only a faint line: one blob in the
+    # whiteness maps, that must not come out as one big 'card'.
+    image = np.full((420, 520, 3), (30, 30, 30), np.uint8)
+    truths = [card_corners(140 + 80 * col, 140 + 125 * row, 0) for row in range(2) for col in range(3)]
+    for corners in truths:
+        draw_card(image, corners)
+    for x in (180, 260):
+        cv2.line(image, (x, 78), (x, 327), (170, 170, 170), 1)
+    cv2.line(image, (100, 202), (340, 202), (170, 170, 170), 1)
+    cards = find_cards(image)
+    assert len(cards) == 6
+    for truth in truths:
+        assert min(same_quad(c.corners, order_corners(truth)) for c in cards) < 3.0

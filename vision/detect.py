@@ -45,7 +45,8 @@ class CardQuad:
     partial: bool
     score: float
     paper: tuple[float, float, float] = (0.0, 0.0, 0.0)  # typical BGR of the card's paper
-    # Cut out of a blob along straight edges, a guess: any other candidate for the place wins.
+    # A guess (cut out of a blob along straight edges, or found in a second look around the
+    # cards already found): any other candidate for the place wins.
     from_seams: bool = False
     # How strongly the symbols stand out of the paper: the 99th percentile of the difference
     # from the paper over the card's middle, over the paper's brightness.
@@ -90,9 +91,24 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     # between cards that touch.
     edges = cv2.Canny(equalised, 30, 90)
     candidates: list[CardQuad] = []
-    for mask, inset in _candidate_masks(small, whiteness, equalised, edges):
+    masks = _candidate_masks(small, whiteness, equalised, edges)
+    for mask, inset in masks:
         candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates), small)
+    # Cards found are known paper: taking them out of the whiteness maps leaves the cards
+    # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
+    if cards:
+        found = np.zeros(small.shape[:2], np.uint8)
+        for card in cards:
+            cv2.fillConvexPoly(found, np.round(_grow(card.corners, 1.5)).astype(np.int32), 255)
+        before = len(candidates)
+        smallest = 0.3 * min(card.area for card in cards)
+        for mask, inset in masks[:2]:  # the whiteness and paper-likeness maps
+            residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
+            candidates.extend(dataclasses.replace(quad, from_seams=True) for quad in
+                              _quads_in_mask(residual, small, edges, candidates, inset, smallest))
+        if len(candidates) > before:
+            cards = _keep_consistent(_merge_overlapping(candidates), small)
     if scale != 1.0:
         cards = [dataclasses.replace(card, corners=(card.corners / scale).astype(np.float32))
                  for card in cards]
@@ -165,8 +181,10 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
-                   edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float) -> list[CardQuad]:
-    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``."""
+                   edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float,
+                   smallest: float = 0.0) -> list[CardQuad]:
+    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``
+    and blobs under ``smallest`` pixels."""
     height, width = mask.shape
     image_area = height * width
     min_area = image_area * 0.0015
@@ -179,7 +197,7 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         if parent != -1:
             continue  # a hole inside a blob, not a blob
         area = cv2.contourArea(contour)
-        if not min_area <= area <= max_area:
+        if not max(min_area, smallest) <= area <= max_area:
             continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
         if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
