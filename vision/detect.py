@@ -5,6 +5,12 @@ dark and wooden tables, local contrast on grey ones, and only edges on white tab
 touch. So candidates come from several maps, each outline is fitted with a quadrilateral, scored on
 how card-like it is (straight sides filling the quad, card proportions under perspective, paper
 inside, a size consistent with the other cards), and overlapping candidates are merged.
+
+Cards laid edge to edge merge into one blob: it is opened by erosion, else cut along its
+straight inner edges (the seams). Once some cards are found, they are taken out of the maps and
+the rest is searched again, so that a row of touching cards comes apart card by card. The
+typical card size is a function of the place in the image (perspective makes near cards larger),
+and a card's symbols must stand out of its paper about as strongly as the other cards' do.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ class CardQuad:
     paper: tuple[float, float, float] = (0.0, 0.0, 0.0)  # typical BGR of the card's paper
     # A guess (cut out of a blob along straight edges, or found in a second look around the
     # cards already found): any other candidate for the place wins.
-    from_seams: bool = False
+    guess: bool = False
     # How strongly the symbols stand out of the paper: the 99th percentile of the difference
     # from the paper over the card's middle, over the paper's brightness.
     ink: float = 0.0
@@ -85,11 +91,7 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=cv2.INTER_AREA)
-    whiteness = _whiteness(small)
-    equalised = _CLAHE.apply(whiteness)
-    # Edges of the equalised whiteness: card outlines even on pale tables, and the seams
-    # between cards that touch.
-    edges = cv2.Canny(equalised, 30, 90)
+    whiteness, equalised, edges = _base_maps(small)
     candidates: list[CardQuad] = []
     masks = _candidate_masks(small, whiteness, equalised, edges)
     for mask, inset in masks:
@@ -105,7 +107,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         smallest = 0.3 * min(card.area for card in cards)
         for mask, inset in masks[:2]:  # the whiteness and paper-likeness maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
-            candidates.extend(dataclasses.replace(quad, from_seams=True) for quad in
+            candidates.extend(dataclasses.replace(quad, guess=True) for quad in
                               _quads_in_mask(residual, small, edges, candidates, inset, smallest))
         if len(candidates) > before:
             cards = _keep_consistent(_merge_overlapping(candidates), small)
@@ -118,6 +120,18 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
 def _short_side(corners: npt.NDArray[np.float32]) -> float:
     sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
     return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
+def _base_maps(image: npt.NDArray[np.uint8]
+               ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """Whiteness, its local contrast equalisation, and the edges of that (each uint8 (H, W)) of
+    a BGR image: the maps the candidate maps and the splitting of blobs are made from."""
+    whiteness = _whiteness(image)
+    equalised = _CLAHE.apply(whiteness)
+    # Edges of the equalised whiteness: card outlines even on pale tables, and the seams
+    # between cards that touch.
+    edges = cv2.Canny(equalised, 30, 90)
+    return whiteness, equalised, edges
 
 
 def _whiteness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -297,7 +311,7 @@ def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uin
             continue
         quad = _card_quad(part + [x0, y0], part_area, image, 1.5)
         if quad is not None:
-            cards.append(dataclasses.replace(quad, from_seams=True))
+            cards.append(dataclasses.replace(quad, guess=True))
     return cards
 
 
@@ -496,14 +510,14 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
     typical = _typical_area_model([q for q in candidates if not q.partial])
 
     def preference(quad: CardQuad) -> float:
-        guess = 0.5 if quad.from_seams else 1.0
-        return guess * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
+        weight = 0.5 if quad.guess else 1.0
+        return weight * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
 
     kept: list[CardQuad] = []
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
         if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
             continue
-        if candidate.from_seams and any(_covers(k, candidate) for k in kept):
+        if candidate.guess and any(_covers(k, candidate) for k in kept):
             continue
         kept.append(candidate)
     dropped: set[int] = set()
