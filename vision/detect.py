@@ -93,11 +93,9 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
                                                   interpolation=cv2.INTER_AREA)
     whiteness, equalised, edges = _base_maps(small)
     candidates: list[CardQuad] = []
-    # The maps agree on most blobs: a blob already judged in an earlier map is not judged again.
-    judged: set[tuple[int, ...]] = set()
     masks = _candidate_masks(small, whiteness, equalised, edges)
     for mask, inset in masks:
-        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset, judged=judged))
+        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates), small)
     # Cards found are known paper: taking them out of the whiteness maps leaves the cards
     # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
@@ -110,8 +108,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         for mask, inset in masks[:2]:  # the whiteness and paper-likeness maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
             candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                              _quads_in_mask(residual, small, edges, candidates, inset, smallest,
-                                             judged=judged))
+                              _quads_in_mask(residual, small, edges, candidates, inset, smallest))
         if len(candidates) > before:
             cards = _keep_consistent(_merge_overlapping(candidates), small)
     if scale != 1.0:
@@ -199,10 +196,9 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
                    edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float,
-                   smallest: float = 0.0, judged: set[tuple[int, ...]] | None = None
-                   ) -> list[CardQuad]:
-    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``,
-    blobs under ``smallest`` pixels, and blobs whose outline is in ``judged`` (which is updated)."""
+                   smallest: float = 0.0) -> list[CardQuad]:
+    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``
+    and blobs under ``smallest`` pixels."""
     height, width = mask.shape
     image_area = height * width
     min_area = image_area * 0.0015
@@ -218,15 +214,9 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         if not max(min_area, smallest) <= area <= max_area:
             continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
-        if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.08 * (rw + rh)
-               and 0.75 < rw * rh / q.area < 1.1 for q in found):
-            continue  # the same card, already found in an earlier map (maybe a little inset)
-        if judged is not None:
-            signature = (round(cx / 2), round(cy / 2), round(rw / 2), round(rh / 2), round(area / 16),
-                         round(inset * 2))
-            if signature in judged:
-                continue
-            judged.add(signature)
+        if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
+               and 0.9 < q.area / (rw * rh) < 1.1 for q in found):
+            continue  # the same card, already found in an earlier map
         quad = _card_quad(contour, area, image, inset) if area >= 0.7 * rw * rh else None
         if quad is not None:
             quads.append(quad)
@@ -345,8 +335,6 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     if rough is None:
         return None
     points = contour.reshape(-1, 2).astype(np.float32)
-    if len(points) > 800:  # plenty for a line fit; long outlines cost time for nothing
-        points = points[:: len(points) // 400]
     lines = []
     for i in range(4):
         a, b = rough[i], rough[(i + 1) % 4]
