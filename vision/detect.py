@@ -262,18 +262,25 @@ def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: n
     for radius in (1, 2, 3, 5):
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
         eroded = cv2.erode(blob, kernel)
-        parts, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        cards = []
-        for part in parts:
-            part_area = cv2.contourArea(part)
-            if part_area < min_area:
-                continue
-            quad = _card_quad(part + [x - pad, y - pad], part_area, image, inset + radius)
-            if quad is not None:
-                cards.append(quad)
+        cards = _cards_in_pieces(eroded, (x - pad, y - pad), image, inset + radius, min_area)
         if cards:
             return cards
     return []
+
+
+def _cards_in_pieces(pieces: npt.NDArray[np.uint8], offset: tuple[int, int],
+                     image: npt.NDArray[np.uint8], inset: float, min_area: float) -> list[CardQuad]:
+    """The card-like blobs of a cut-up blob mask whose pixel (0, 0) is image pixel ``offset``."""
+    parts, _ = cv2.findContours(pieces, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cards = []
+    for part in parts:
+        part_area = cv2.contourArea(part)
+        if part_area < min_area:
+            continue
+        quad = _card_quad(part + list(offset), part_area, image, inset)
+        if quad is not None:
+            cards.append(quad)
+    return cards
 
 
 def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uint8],
@@ -303,16 +310,8 @@ def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uin
         start = np.round([x_a, y_a] - reach).astype(int)
         end = np.round([x_b, y_b] + reach).astype(int)
         cv2.line(cut, tuple(map(int, start)), tuple(map(int, end)), 0, 2)
-    parts, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cards = []
-    for part in parts:
-        part_area = cv2.contourArea(part)
-        if part_area < min_area:
-            continue
-        quad = _card_quad(part + [x0, y0], part_area, image, 1.5)
-        if quad is not None:
-            cards.append(dataclasses.replace(quad, guess=True))
-    return cards
+    return [dataclasses.replace(quad, guess=True)
+            for quad in _cards_in_pieces(cut, (x0, y0), image, 1.5, min_area)]
 
 
 def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
