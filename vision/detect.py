@@ -97,6 +97,16 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     for mask, inset in masks:
         candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset))
     cards = _keep_consistent(_merge_overlapping(candidates), small)
+    # The cards found so far show what this deck's paper looks like under this light: a map of
+    # that colour separates the other cards from a pale table far better than whiteness does.
+    paper_mask = _paper_colour_mask(small, cards)
+    if paper_mask is not None:
+        before = len(candidates)
+        candidates.extend(dataclasses.replace(quad, guess=True) for quad in
+                          _quads_in_mask(paper_mask, small, edges, candidates, 0.5))
+        if len(candidates) > before:
+            cards = _keep_consistent(_merge_overlapping(candidates), small)
+        masks = [masks[0], masks[1], (paper_mask, 0.5)]
     # Cards found are known paper: taking them out of the whiteness maps leaves the cards
     # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
     if cards:
@@ -105,7 +115,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             cv2.fillConvexPoly(found, np.round(_grow(card.corners, 1.5)).astype(np.int32), 255)
         before = len(candidates)
         smallest = 0.3 * min(card.area for card in cards)
-        for mask, inset in masks[:2]:  # the whiteness and paper-likeness maps
+        for mask, inset in masks[:3]:  # the whiteness, paper-likeness and paper-colour maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
             candidates.extend(dataclasses.replace(quad, guess=True) for quad in
                               _quads_in_mask(residual, small, edges, candidates, inset, smallest))
@@ -115,6 +125,35 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         cards = [dataclasses.replace(card, corners=(card.corners / scale).astype(np.float32))
                  for card in cards]
     return cards
+
+
+def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad]
+                       ) -> npt.NDArray[np.uint8] | None:
+    """Pixels (uint8 0/255 (H, W)) of the colour of the paper of the whole cards found, or None
+    with fewer than two of them.
+
+    Colour is compared in Lab with lightness weighted down, since uneven light changes a
+    card's brightness far more than its tint; the tolerance follows how much the cards found
+    differ among themselves.
+    """
+    papers = [card.paper for card in cards if not card.partial and not card.guess]
+    if len(papers) < 2:
+        return None
+    lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper_bgr = np.clip(np.array(papers, np.float32), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+    paper_lab = cv2.cvtColor(paper_bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    reference = np.median(paper_lab, axis=0)
+    weights = np.array([_LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
+    distance = np.sqrt((((lab - reference) * weights) ** 2).sum(axis=2))
+    spread = np.sqrt((((paper_lab - reference) * weights) ** 2).sum(axis=1))
+    tolerance = float(np.clip(2.0 * np.percentile(spread, 90) + 8.0, 10.0, 25.0))
+    mask = (distance < tolerance).astype(np.uint8) * 255
+    # Thin bridges to a patch of table of a similar colour are opened.
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE3)
+
+
+_LIGHTNESS_WEIGHT = 0.25
+_SQUARE3 = np.ones((3, 3), np.uint8)
 
 
 def _short_side(corners: npt.NDArray[np.float32]) -> float:
@@ -217,7 +256,7 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
                and 0.9 < q.area / (rw * rh) < 1.1 for q in found):
             continue  # the same card, already found in an earlier map
-        quad = _card_quad(contour, area, image, inset) if area >= 0.7 * rw * rh else None
+        quad = _card_quad(contour, area, image, inset) if area >= _RECTANGLE_FILL * rw * rh else None
         if quad is not None:
             quads.append(quad)
         elif area >= 2 * min_area:
@@ -268,6 +307,16 @@ def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: n
     return []
 
 
+# A card's outline fills at least this much of its smallest enclosing rectangle, even under
+# steep perspective (a trapezoid) with rounded corners: a cheap test before fitting a quad.
+_RECTANGLE_FILL = 0.7
+
+
+def _fills_its_rectangle(contour: npt.NDArray[np.int32], area: float) -> bool:
+    _, (width, height), _ = cv2.minAreaRect(contour)
+    return area >= _RECTANGLE_FILL * width * height
+
+
 def _cards_in_pieces(pieces: npt.NDArray[np.uint8], offset: tuple[int, int],
                      image: npt.NDArray[np.uint8], inset: float, min_area: float) -> list[CardQuad]:
     """The card-like blobs of a cut-up blob mask whose pixel (0, 0) is image pixel ``offset``."""
@@ -275,7 +324,7 @@ def _cards_in_pieces(pieces: npt.NDArray[np.uint8], offset: tuple[int, int],
     cards = []
     for part in parts:
         part_area = cv2.contourArea(part)
-        if part_area < min_area:
+        if part_area < min_area or not _fills_its_rectangle(part, part_area):
             continue
         quad = _card_quad(part + list(offset), part_area, image, inset)
         if quad is not None:
@@ -327,60 +376,63 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     for fraction in (0.02, 0.03, 0.045, 0.06):
         approx = cv2.approxPolyDP(hull, fraction * perimeter, True)
         if len(approx) == 4:
-            rough = approx.reshape(4, 2).astype(np.float32)
+            rough = approx.reshape(4, 2).astype(np.float64)
             break
         if len(approx) < 4:
             break
     if rough is None:
         return None
-    points = contour.reshape(-1, 2).astype(np.float32)
-    lines = []
+    points = contour.reshape(-1, 2).astype(np.float64)
+    sides = np.roll(rough, -1, axis=0) - rough                        # (4, 2)
+    lengths = np.hypot(sides[:, 0], sides[:, 1])
+    if lengths.min() < 4:
+        return None
+    directions = sides / lengths[:, None]
+    normals = np.column_stack([-directions[:, 1], directions[:, 0]])
+    # All four sides at once: (4, N) offsets across and positions along each side.
+    relative = points[None, :, :] - rough[:, None, :]
+    offsets = np.einsum("snk,sk->sn", relative, normals)
+    along = np.einsum("snk,sk->sn", relative, directions)
+    # Points close to the side and away from the (rounded) corners.
+    near = ((np.abs(offsets) < np.maximum(2.0, 0.04 * lengths)[:, None])
+            & (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None]))
+    anchors, line_directions = rough.copy(), directions.copy()
     for i in range(4):
-        a, b = rough[i], rough[(i + 1) % 4]
-        side = b - a
-        length = float(np.hypot(*side))
-        if length < 4:
-            return None
-        direction = side / length
-        normal = np.array([-direction[1], direction[0]], dtype=np.float32)
-        offsets = (points - a) @ normal
-        along = (points - a) @ direction
-        # Points close to the side and away from the (rounded) corners.
-        near = (np.abs(offsets) < max(2.0, 0.04 * length)) & (along > 0.15 * length) & (along < 0.85 * length)
-        if near.sum() < 5:
-            lines.append((a, direction))
-            continue
-        vx, vy, x0, y0 = cv2.fitLine(points[near], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
-    corners = []
-    for i in range(4):
-        p1, d1 = lines[i - 1]
-        p2, d2 = lines[i]
-        matrix = np.array([d1, -d2], dtype=np.float64).T
-        if abs(np.linalg.det(matrix)) < 1e-6:
-            return None
-        t = np.linalg.solve(matrix, (p2 - p1).astype(np.float64))
-        corners.append(p1 + t[0] * d1)
-    quad = np.array(corners, dtype=np.float32)
+        chosen = points[near[i]]
+        if len(chosen) < 5:
+            continue  # too few points to refit: keep the rough side
+        # Least-squares line: through the mean, along the principal axis of the points (the
+        # band around the rough side already keeps other sides and corners out).
+        mean = chosen.mean(axis=0)
+        centred = chosen - mean
+        xx, yy, xy = (centred[:, 0] ** 2).sum(), (centred[:, 1] ** 2).sum(), (centred[:, 0] * centred[:, 1]).sum()
+        angle = 0.5 * np.arctan2(2 * xy, xx - yy)
+        anchors[i], line_directions[i] = mean, (np.cos(angle), np.sin(angle))
+    # Corner i is where side i-1 meets side i.
+    p1, d1 = np.roll(anchors, 1, axis=0), np.roll(line_directions, 1, axis=0)
+    p2, d2 = anchors, line_directions
+    determinant = d1[:, 1] * d2[:, 0] - d1[:, 0] * d2[:, 1]
+    if np.abs(determinant).min() < 1e-6:
+        return None
+    delta = p2 - p1
+    t = (delta[:, 1] * d2[:, 0] - delta[:, 0] * d2[:, 1]) / determinant
+    quad = (p1 + t[:, None] * d1).astype(np.float32)
     # A refit that moves a corner far from the rough one means the sides were not straight.
-    if np.max(np.hypot(*(quad - rough).T)) > 0.25 * np.sqrt(cv2.contourArea(rough)):
-        return rough
+    moved = np.hypot(*(quad - rough).T)
+    if moved.max() > 0.25 * np.sqrt(cv2.contourArea(rough.astype(np.float32))):
+        return rough.astype(np.float32)
     return quad
 
 
 def _grow(quad: npt.NDArray[np.float32], distance: float) -> npt.NDArray[np.float32]:
     """Move every side of a convex quad outwards by ``distance`` pixels."""
     points = order_corners(quad).astype(np.float64)
-    grown = np.empty_like(points)
-    for i in range(4):
-        before, here, after = points[i - 1], points[i], points[(i + 1) % 4]
-        normals = []
-        for a, b in ((before, here), (here, after)):
-            d = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
-            normals.append(np.array([d[1], -d[0]]))  # outward for clockwise order, y down
-        n1, n2 = normals
-        grown[i] = here + distance * (n1 + n2) / max(1.0 + float(n1 @ n2), 1e-3)
-    return grown.astype(np.float32)
+    sides = np.roll(points, -1, axis=0) - points                       # side i: point i -> i+1
+    directions = sides / np.maximum(np.hypot(sides[:, 0], sides[:, 1]), 1e-9)[:, None]
+    outward = np.column_stack([directions[:, 1], -directions[:, 0]])   # clockwise order, y down
+    n1, n2 = np.roll(outward, 1, axis=0), outward                      # the sides meeting at i
+    denominator = np.maximum(1.0 + (n1 * n2).sum(axis=1), 1e-3)
+    return (points + distance * (n1 + n2) / denominator[:, None]).astype(np.float32)
 
 
 def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
@@ -437,17 +489,16 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
     ring = patch[_RING]
-    coefficients, *_ = np.linalg.lstsq(_RING_DESIGN, ring, rcond=None)
+    coefficients = _RING_SOLVER @ ring
     residual = np.abs(ring - _RING_DESIGN @ coefficients)
     close = np.all(residual < 0.08 * typical.max() + 5, axis=1)
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
     noise = float(np.median(residual.max(axis=1)))
-    yy, xx = np.nonzero(_MIDDLE)
-    paper_there = np.column_stack([yy, xx, np.ones(len(yy))]) @ coefficients
-    difference = np.abs(raw[_MIDDLE].astype(np.float32) - paper_there).max(axis=1)
+    paper_there = _MIDDLE_DESIGN @ coefficients
+    difference = np.abs(raw[_MIDDLE] - paper_there).max(axis=1)
     ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
-    strength = float(np.percentile(difference, 99) / typical.max())
+    strength = float(_percentile_99(difference) / typical.max())
     if ink < 0.01:
         return 0.0, colour, strength
     return float(close.mean()), colour, strength
@@ -466,8 +517,21 @@ def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
 _RING_PATCH = (40, 64)
 _RING = _ring_mask(_RING_PATCH)
 _RING_DESIGN = np.column_stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
+# The least-squares plane through the ring is a fixed linear map of the ring's pixels.
+_RING_SOLVER = np.linalg.pinv(_RING_DESIGN)
 _MIDDLE = np.zeros(_RING_PATCH[::-1], dtype=bool)
 _MIDDLE[8:-8, 6:-6] = True
+_MIDDLE_DESIGN = np.column_stack([*np.nonzero(_MIDDLE), np.ones(int(_MIDDLE.sum()))]).astype(np.float64)
+
+
+def _percentile_99(values: npt.NDArray[np.float64]) -> float:
+    """``np.percentile(values, 99)`` (linear interpolation) by partial sorting: much faster on
+    the few thousand values of a card's middle."""
+    position = 0.99 * (len(values) - 1)
+    low = int(position)
+    high = min(low + 1, len(values) - 1)
+    part = np.partition(values, (low, high))
+    return float(part[low] + (position - low) * (part[high] - part[low]))
 
 
 def _overlap(a: CardQuad, b: CardQuad) -> tuple[int, int, int]:
@@ -506,7 +570,7 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
     # Cards on one table are alike in size: among overlapping candidates (a card, a card with a
     # strip of table, two cards as one), prefer the one closest to the typical candidate size
     # at its place in the image.
-    typical = _typical_area_model([q for q in candidates if not q.partial])
+    typical = _typical_area_model(_plain_unless_few([q for q in candidates if not q.partial]))
 
     def preference(quad: CardQuad) -> float:
         weight = 0.5 if quad.guess else 1.0
@@ -571,6 +635,12 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
     return typical
 
 
+def _plain_unless_few(quads: list[CardQuad]) -> list[CardQuad]:
+    """The quads that are not guesses, or all of them when fewer than three are."""
+    plain = [q for q in quads if not q.guess]
+    return plain if len(plain) >= 3 else quads
+
+
 def _size_mismatch(quad: CardQuad, typical_area: float) -> float:
     """How far a quad's area is from the typical card area, as the absolute log ratio."""
     return abs(float(np.log(max(quad.area, 1.0) / max(typical_area, 1.0))))
@@ -617,8 +687,11 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
     """
     whole = [c for c in cards if not c.partial]
     if whole:
-        typical = _typical_area_model(whole)
-        typical_aspect = float(np.median([_aspect(c.corners) for c in whole]))
+        # Guesses must fit the cards found plainly, not set the standard themselves (a cloth
+        # of card-white squares would otherwise make the squares the typical card).
+        reference = _plain_unless_few(whole)
+        typical = _typical_area_model(reference)
+        typical_aspect = float(np.median([_aspect(c.corners) for c in reference]))
     else:
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), 1.56
