@@ -26,9 +26,11 @@ from setfinder.cli import main
 from test_tracking import layout, noisy_board, truth_sets
 from vision.live import (
     ArraySource,
+    Frame,
     LatestFrameReader,
     LiveError,
     MotionMeter,
+    PoolReading,
     SetView,
     VideoRecorder,
     VideoSource,
@@ -254,7 +256,7 @@ def test_realtime_run_shows_frames_at_camera_rate_and_reads_the_newest() -> None
 
     results = []
     summary = run_live(ArraySource(table_frames(150), fps=200.0), SlowRecognizer(boards), realtime=True,
-                       on_result=results.append)
+                       on_result=results.append, workers=1)
     assert summary.processed + summary.skipped == 150
     assert 0 < summary.reads < summary.processed  # the picture did not wait for the reader
     answered = [r.answer_from.index for r in results if r.answer_from is not None]
@@ -270,9 +272,213 @@ def test_a_reader_failure_in_the_background_reaches_the_caller() -> None:
             raise RuntimeError("model exploded")
 
     with pytest.raises(RuntimeError, match="model exploded"):
-        run_live(ArraySource(table_frames(200), fps=200.0), BrokenRecognizer(), realtime=True)
+        run_live(ArraySource(table_frames(200), fps=200.0), BrokenRecognizer(), realtime=True, workers=1)
     time.sleep(0.05)
     assert not any(t.name.startswith("setfinder-") for t in threading.enumerate())
+
+
+
+# -- reading in several processes (PoolReading) ----------------------------------------------------
+# The recognisers below are module-level classes so that they can be sent to the reading processes.
+# The tests wait for events (a board applied, a process gone) with generous deadlines; none
+# depends on how fast anything runs.
+def numbered_frames(n: int) -> list[Frame]:
+    """``n`` small frames with their index written into the first pixel."""
+    frames = []
+    for index in range(n):
+        image = np.full(SMALL, 90, np.uint8)
+        image[0, 0, 0] = index
+        frames.append(Frame(index, index / 30.0, image, time.perf_counter()))
+    return frames
+
+
+class GatedRecognizer:
+    """Reads frame k (its first pixel) only once the file ``go-k`` exists in ``folder``; the board
+    is empty, ``k`` pixels wide, so the order in which boards arrive is the test's to choose."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def read_board(self, image: np.ndarray) -> Board:
+        index = int(image[0, 0, 0])
+        deadline = time.monotonic() + 120.0
+        while not (self.folder / f"go-{index}").exists():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"frame {index} was never released")
+            time.sleep(0.005)
+        return Board((), index, image.shape[0])
+
+
+class CrashingRecognizer:
+    """Kills its process on the first frame, as a crash in native code would."""
+
+    def read_board(self, image: np.ndarray) -> Board:
+        import os
+
+        os._exit(3)
+
+
+class FailingRecognizer:
+    def read_board(self, image: np.ndarray) -> Board:
+        raise RuntimeError("model exploded")
+
+
+class RecordingTracker:
+    """A tracker stand-in (or wrapper) that keeps each board it is given and the motion flag."""
+
+    def __init__(self, inner: BoardTracker | None = None) -> None:
+        self.inner = inner
+        self.updates: list[tuple[Board, bool]] = []
+        self.answers: list[SteadyBoard] = []
+
+    def update(self, board: Board, scene_moving: bool = False) -> SteadyBoard:
+        self.updates.append((board, scene_moving))
+        steady = self.inner.update(board, scene_moving=scene_moving) if self.inner else \
+            SteadyBoard(board, (), "steady", len(self.updates), True, 0)
+        self.answers.append(steady)
+        return steady
+
+
+def wait_until(condition: Any, what: str, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+def child_pids() -> set[int]:
+    """Processes whose parent is this one (Linux /proc)."""
+    pids: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        pids |= {int(word) for word in (task / "children").read_text().split()}
+    return pids
+
+
+def is_running(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "\nState:\tZ" not in status.read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+needs_proc_children = pytest.mark.skipif(not Path(f"/proc/self/task/{threading.get_native_id()}/children").exists(),
+                                         reason="needs Linux /proc/<pid>/task/<tid>/children")
+
+
+def test_pool_reads_the_newest_frames_and_applies_boards_in_frame_order(tmp_path: Path) -> None:
+    tracker = RecordingTracker()
+    pool = PoolReading(GatedRecognizer(tmp_path), tracker, workers=2)  # type: ignore[arg-type]
+    frames = numbered_frames(6)
+    try:
+        wait_until(lambda: pool.started == 2, "both processes to start")
+        assert pool.answer(frames[0], moving=True)[1] is None  # no board read yet
+        pool.answer(frames[1], moving=False)
+        assert pool.in_progress == [0, 1]  # a free process takes the newest frame at once
+        pool.answer(frames[2], moving=True)  # both busy: waits for a free process ...
+        pool.answer(frames[3], moving=False)  # ... and is replaced by a newer frame (2 is skipped)
+        (tmp_path / "go-1").touch()
+        wait_until(lambda: pool.reads == 1 and pool.in_progress == [0, 3], "frame 1's board, then frame 3 handed over")
+        steady, answer_from = pool.answer(frames[4], moving=False)  # no process free: pending
+        assert answer_from is frames[1] and steady.board is not None and steady.board.width == 1
+        (tmp_path / "go-0").touch()  # frame 0 is read after frame 1's board is out: dropped
+        wait_until(lambda: pool.stale == 1 and pool.in_progress == [3, 4], "frame 0's board dropped, frame 4 handed over")
+        (tmp_path / "go-4").touch()
+        wait_until(lambda: pool.reads == 2, "frame 4's board")
+        (tmp_path / "go-3").touch()  # older than 4: dropped
+        wait_until(lambda: pool.stale == 2 and pool.in_progress == [], "frame 3's board dropped")
+        steady, answer_from = pool.answer(frames[5], moving=False)
+        assert answer_from is frames[4]
+    finally:
+        pool.close()
+    # Boards reach the tracker in frame order, never an older one after a newer; the motion
+    # seen in every frame since the last board applied comes with the next (frame 2 moved).
+    assert [(board.width, moving) for board, moving in tracker.updates] == [(1, True), (4, True)]
+    assert pool.reads == 2 and pool.stale == 2
+
+
+@needs_proc_children
+def test_pool_close_leaves_no_process_behind_even_one_stuck_in_a_frame(tmp_path: Path) -> None:
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()  # multiprocessing's own helper, one per program, shared
+    before = child_pids()
+    pool = PoolReading(GatedRecognizer(tmp_path), RecordingTracker(), workers=2)  # type: ignore[arg-type]
+    pids = pool.pids
+    assert len(pids) == 2 and set(pids) <= child_pids() - before
+    frames = numbered_frames(2)
+    wait_until(lambda: pool.started == 2, "both processes to start")
+    pool.answer(frames[0], moving=False)
+    assert pool.in_progress == [0]  # never released: stuck in the frame
+    pool.stop_timeout = 0.2
+    pool.close()
+    pool.close()  # closing twice is harmless
+    assert not any(is_running(pid) for pid in pids)
+    assert child_pids() == before
+    assert not any(t.name.startswith("setfinder-") for t in threading.enumerate())
+
+
+@needs_proc_children
+def test_a_realtime_run_with_reading_processes_answers_in_order_and_leaves_nothing_behind() -> None:
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    before = child_pids()
+    boards = game_script()[0] * 3  # each process has its own copy of the script
+    results = []
+    summary = run_live(ArraySource(table_frames(150), fps=200.0), ScriptedRecognizer(boards), realtime=True,
+                       on_result=results.append, workers=2)
+    assert summary.processed + summary.skipped == 150 and summary.workers == 2
+    answered = [r.answer_from.index for r in results if r.answer_from is not None]
+    assert answered == sorted(answered)
+    assert all(r.answer_from.index <= r.frame.index for r in results if r.answer_from is not None)
+    assert child_pids() == before
+    assert not any(t.name.startswith("setfinder-") for t in threading.enumerate())
+
+
+def test_a_crashing_reading_process_stops_the_run_with_one_line() -> None:
+    source = ArraySource(table_frames(5), fps=200.0, loops=None)  # runs until the crash is seen
+    with pytest.raises(LiveError, match=r"^reading process [12] stopped unexpectedly \(exit code 3\); "
+                                        r"run again, or with --workers 1$"):
+        run_live(source, CrashingRecognizer(), realtime=True, workers=2)  # type: ignore[arg-type]
+    assert not any(t.name.startswith("setfinder-") for t in threading.enumerate())
+
+
+def test_a_killed_reading_process_is_reported(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    pool = PoolReading(GatedRecognizer(tmp_path), RecordingTracker(), workers=2)  # type: ignore[arg-type]
+    try:
+        os.kill(pool.pids[1], signal.SIGKILL)
+        frame = numbered_frames(1)[0]
+
+        def reported() -> bool:
+            try:
+                pool.answer(frame, moving=False)
+            except LiveError as error:
+                assert str(error).startswith("reading process 2 stopped unexpectedly (killed by signal 9)")
+                return True
+            return False
+
+        wait_until(reported, "the kill to be reported")
+    finally:
+        pool.close()
+
+
+def test_a_reader_error_in_a_process_is_one_line_naming_the_frame() -> None:
+    source = ArraySource(table_frames(5), fps=200.0, loops=None)
+    with pytest.raises(LiveError, match=r"^reading process [12] failed on frame \d+: RuntimeError: model exploded$"):
+        run_live(source, FailingRecognizer(), realtime=True, workers=2)  # type: ignore[arg-type]
+
+
+def test_a_reader_that_cannot_go_to_processes_says_use_one_worker() -> None:
+    class LocalRecognizer:  # defined in a function: cannot be pickled
+        def read_board(self, image: Any) -> Board:
+            raise AssertionError("never called")
+
+    with pytest.raises(LiveError, match="use --workers 1"):
+        run_live(ArraySource(table_frames(5)), LocalRecognizer(), realtime=True, workers=2)
 
 
 def test_motion_meter_ignores_sensor_noise_and_sees_a_hand() -> None:
@@ -422,6 +628,36 @@ def test_cli_faults_are_one_line_and_exit_1(argv: list[str], message: str,
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+def test_cli_a_crashing_reading_process_is_one_line_and_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capfd: pytest.CaptureFixture[str]) -> None:
+    """Nothing but the one line reaches the terminal: not from this process, nor from the
+    reading processes (capfd sees what they write too)."""
+    monkeypatch.setattr("setfinder.commands.live._load_recognizer", lambda: CrashingRecognizer())
+    monkeypatch.setattr("vision.live.VideoSource.open_video",
+                        lambda path: ArraySource(table_frames(5), fps=100.0, loops=None))  # until the crash
+    code = main(["live", "--video", "x.avi", "--realtime", "--headless", "--jsonl", str(tmp_path / "a.jsonl"),
+                 "--workers", "2"])
+    out, err = capfd.readouterr()
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert "setfinder: error: reading process" in err and "stopped unexpectedly (exit code 3)" in err
+
+
+def test_cli_workers_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["live", "--video", "x.mp4", "--headless", "--jsonl", "-", "--workers", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--workers must be at least 1, got 0" in err
+
+
+def test_cli_says_how_many_processes_read_boards(tmp_path: Path, scripted_cli: list[Board],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "table.avi"
+    write_video(video, table_frames(30))
+    code = main(["live", "--video", str(video), "--realtime", "--headless", "--jsonl", str(tmp_path / "a.jsonl"),
+                 "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 0 and "boards read by 2 processes" in err and err.count("\n") == 1
+
+
 def test_cli_without_a_display_says_to_use_headless(monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
@@ -499,7 +735,7 @@ def generated_game(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = folder / "answers.jsonl"
     code = main(["live", "--video", str(video), "--headless", "--jsonl", str(out)])
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    return {"code": code, "records": records, "truths": truths,
+    return {"code": code, "records": records, "truths": truths, "video": video,
             "tables": [sorted(cards_on_table(t)) for t in truths]}
 
 
@@ -562,6 +798,30 @@ def test_generated_game_readings_hold_still_while_the_table_does(generated_game:
     for start, end in steady_phases(generated_game["truths"]):
         changes = sum(records[i]["version"] != records[i - 1]["version"] for i in range(start + 16, end))
         assert changes <= 1 + (end - start - 15) // 100, f"frames {start + 15}..{end - 1}"
+
+
+def test_generated_game_through_reading_processes_gives_the_same_answers(generated_game: dict[str, Any]) -> None:
+    """The pool reads with the same recogniser: frames handed over one at a time (each read
+    before the next arrives), its steady answers are exactly those of reading every frame in
+    turn, to the first hand and beyond."""
+    from vision.recognize import Recognizer
+
+    source = VideoSource.open_video(generated_game["video"])
+    frames = [frame for frame in iter(source.read, None)][:45]
+    source.close()
+    tracker, motion = RecordingTracker(BoardTracker()), MotionMeter()
+    pool = PoolReading(Recognizer(), tracker, workers=2)  # type: ignore[arg-type]
+    try:
+        for count, frame in enumerate(frames, start=1):
+            pool.answer(frame, motion.update(frame.image))
+            wait_until(lambda: pool.reads == count, f"frame {frame.index}'s board")
+    finally:
+        pool.close()
+    assert pool.stale == 0
+    records = generated_game["records"]
+    answers = [json.loads(json.dumps(frame_record(frame, steady, frame)))
+               for frame, steady in zip(frames, tracker.answers)]
+    assert answers == records[:len(frames)]
 
 
 def test_generated_game_says_hold_still_while_the_hand_is_over_the_table(generated_game: dict[str, Any]) -> None:

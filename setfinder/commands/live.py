@@ -37,7 +37,9 @@ examples:
 "sets": [[id, id, id]], "verdict"}: the steady board in the `setfinder find
 --json` schema. A video is read frame by frame unless --realtime; a camera always
 runs in real time: the picture is shown at the camera's rate, boards are read in
-the background from the newest frame, and frames are skipped rather than queued."""
+the background from the newest frame, and frames are skipped rather than queued.
+In real time, boards are read by --workers processes at once (default: one per
+core); --workers 1 reads them in a thread of this process instead."""
 
 
 def register(subparsers: Any) -> None:
@@ -54,6 +56,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--realtime", action="store_true",
                         help="play a --video at its own speed, skipping frames like a camera")
     parser.add_argument("--max-frames", type=int, metavar="N", help="stop after N processed frames")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="in real time, read boards in N processes at once (default: one per core; "
+                             "1: in a thread of this process)")
     parser.set_defaults(run=run)
 
 
@@ -65,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--headless shows nothing: add --jsonl OUT (or '-') and/or --record OUT.mp4")
     if args.max_frames is not None and args.max_frames < 1:
         raise UserError(f"--max-frames must be at least 1, got {args.max_frames}")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
     if not args.headless:
         problem = live.window_problem()
         if problem:
@@ -80,12 +87,17 @@ def run(args: argparse.Namespace) -> int:
             jsonl = _open_jsonl(args.jsonl, stack)
             window = None if args.headless else live.Window()
             summary = live.run_live(source, recognizer, window=window, recorder=recorder, jsonl=jsonl,
-                                    realtime=True if args.realtime else None, max_frames=args.max_frames)
+                                    realtime=True if args.realtime else None, max_frames=args.max_frames,
+                                    workers=args.workers)
     except live.LiveError as error:
         raise UserError(str(error)) from None
     skipped = f", {summary.skipped} skipped" if summary.skipped else ""
+    readers = ""
+    if summary.workers:
+        readers = (f"; {summary.reads} boards read by {summary.workers} "
+                   f"{'processes' if summary.workers > 1 else 'thread'}")
     print(f"setfinder live: {summary.processed} frames in {summary.seconds:.1f} s "
-          f"({summary.fps:.1f} fps{skipped}); stopped: {summary.stopped_by}", file=sys.stderr)
+          f"({summary.fps:.1f} fps{skipped}){readers}; stopped: {summary.stopped_by}", file=sys.stderr)
     return 0
 
 
