@@ -1,23 +1,29 @@
 """Live mode on generated 960x720 video: frames per second, frame-to-answer latency, memory.
 
-    python bench/bench_live.py                  # about 3 minutes: speed, latency, answers, memory
-    nice -n 10 python bench/bench_live.py --minutes 10   # the 10-minute flat-memory run
+    python bench/bench_live.py                  # about 4 minutes: speed, latency, answers, memory
+    python bench/bench_live.py --workers 1,2,3 --minutes 0.5
+    nice -n 10 python bench/bench_live.py --minutes 10 --workers 2   # the 10-minute flat-memory run
 
 The clip is `vision.video.generate_clip` (a steady table, a hand takes a SET, deals three), made
 at ``--render-fps`` and shown at 30 frames per second by repeating each rendered frame with
 fresh sensor noise (rendering a frame takes most of a second, so a true 30 fps clip would take
-minutes to make). Three runs, all drawing the overlay as the window would:
+minutes to make). The runs, all drawing the overlay as the window would:
 
 1. every frame read in turn, as fast as possible (as for a video file): processing rate, time
    per stage (wall and CPU), and whether the steady answers match the clip's ground truth;
 2. a camera at 30 fps (a thread delivering frames on time, newest frame only; boards read in
-   the background from the newest frame): frames shown per second, boards read per second,
-   skipped frames, and latency from the arrival of the frame behind the shown answer to the
-   answer being drawn;
-3. the same camera for ``--minutes``: resident memory (RSS) sampled every 10 seconds.
+   the background from the newest frame), once per ``--workers`` entry: 1 is the reading
+   thread, N > 1 that many reading processes. Frames shown per second, boards read per second
+   (and boards dropped as stale: read from a frame older than one already shown), skipped
+   frames, latency from the arrival of the frame behind the shown answer to the answer being
+   drawn, CPU time of all processes, and, after each hand leaves the table, the time until
+   the right board is shown;
+3. during those runs (``--minutes`` each), resident memory (RSS) of this process and of the
+   reading processes, sampled every 10 seconds.
 
 Wall times depend on what else the machine is doing; the CPU times (one OpenCV thread) say
-what the work itself costs. The load average is printed with the results.
+what the work itself costs. The load average is printed before and after each run: other
+engineers' work on the same 2 cores counts in it and takes CPU from these runs.
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ import cv2  # noqa: E402
 
 from core.cards import Card  # noqa: E402
 from vision.cardreader import CardReader  # noqa: E402
-from vision.live import Frame, LiveResult, MotionMeter, SetView, VideoRecorder, annotate, run_live  # noqa: E402
+from vision.live import (  # noqa: E402
+    Frame, LiveResult, MotionMeter, SetView, VideoRecorder, annotate, default_workers, run_live)
 from vision.recognize import Recognizer  # noqa: E402
 from vision.tracking import BoardTracker  # noqa: E402
 from vision.video import cards_on_table, generate_clip  # noqa: E402
@@ -52,8 +59,11 @@ class ClipSource:
     """The rendered clip at 30 fps: each rendered frame ``repeat`` times, each time with one of a
     few fixed noise fields added (sensor noise changes every frame). ``total`` frames, looping."""
 
-    def __init__(self, frames: list[np.ndarray], repeat: int, total: int, seed: int = 0) -> None:
+    def __init__(self, frames: list[np.ndarray], repeat: int, total: int, seed: int = 0,
+                 mark: set[int] | None = None) -> None:
         self.frames = frames
+        self.mark = mark or set()  # rendered frames whose arrival times are kept (in arrived_at)
+        self.arrived_at: dict[int, float] = {}
         self.repeat = repeat
         self.total = total
         self.fps = CAMERA_FPS
@@ -75,6 +85,8 @@ class ClipSource:
         if self._index >= self.total:
             return None
         frame = Frame(self._index, self._index / self.fps, self.frame_at(self._index), time.perf_counter())
+        if self._index % self.repeat == 0 and (self._index // self.repeat) % len(self.frames) in self.mark:
+            self.arrived_at[self._index] = frame.captured_at
         self._index += 1
         return frame
 
@@ -92,12 +104,41 @@ class DrawOnly:
         pass
 
 
-def rss_mb() -> float:
-    """Resident memory of this process in MB (Linux /proc)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024.0
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident memory of a process (default this one) in MB (Linux /proc); 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        return 0.0
     return float("nan")
+
+
+def reading_processes() -> list[int]:
+    """This process's children that are live mode's reading processes (spawned by
+    multiprocessing; multiprocessing's resource tracker is left out)."""
+    pids = []
+    for task in Path("/proc/self/task").iterdir():
+        for word in (task / "children").read_text().split():
+            try:
+                command = Path(f"/proc/{word}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in command:
+                pids.append(int(word))
+    return pids
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (the reading processes,
+    once a run has closed them)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -197,34 +238,116 @@ def is_right(board: Any, truth: dict[str, Any]) -> bool:
         and sorted(s.card for s in board.cards if not s.partial) == sorted(cards_on_table(truth))
 
 
-def run_camera(recognizer: Recognizer, frames: list[np.ndarray], repeat: int, seconds: float,
-               sample_every: float = 10.0, record: str | None = None) -> dict[str, Any]:
-    """Runs 2 and 3: a camera delivering 30 fps for ``seconds``; memory sampled as it goes;
-    the annotated stream written to ``record`` when given."""
+def after_hand_phases(truths: list[dict[str, Any]]) -> dict[int, int]:
+    """For each rendered frame in a steady phase that follows a hand (the SET taken, three
+    dealt): the rendered frame where that phase began."""
+    begins: dict[int, int] = {}
+    begun: int | None = None
+    for index, truth in enumerate(truths):
+        if truth["phase"] != "steady":
+            begun = None
+        elif index > 0 and truths[index - 1]["phase"] != "steady":
+            begun = index
+        if begun is not None:
+            begins[index] = begun
+    return begins
+
+
+def run_camera(recognizer: Recognizer, frames: list[np.ndarray], truths: list[dict[str, Any]], repeat: int,
+               seconds: float, workers: int, sample_every: float = 10.0, record: str | None = None
+               ) -> dict[str, Any]:
+    """Runs 2 and 3: a camera delivering 30 fps for ``seconds``, boards read by ``workers``
+    processes (1: the reading thread); memory sampled as it goes; the answers shown checked
+    against the truth; the annotated stream written to ``record`` when given.
+
+    After each hand (the SET taken, three dealt) the time from the arrival of the first frame
+    without the hand to the first shown answer that is right; and, from 15 frames (0.5 s) into
+    those phases, how many shown answers are right and how often the steady board changes.
+    """
     total = int(seconds * CAMERA_FPS)
     latencies: deque[float] = deque(maxlen=5000)
-    reads: deque[float] = deque(maxlen=5000)
-    samples: list[tuple[float, float]] = [(0.0, rss_mb())]
+    samples: list[tuple[float, float, float]] = [(0.0, rss_mb(), 0.0)]
+    begins = after_hand_phases(truths)
+    period = len(frames) * repeat
+    source = ClipSource(frames, repeat, total, mark=set(begins.values()))
+    updates: dict[int, float] = {}  # phase start frame -> seconds to the right answer
+    phases_seen: list[int] = []
+    checked = correct = changes = 0
+    last_version: int | None = None
     start = time.perf_counter()
     next_sample = sample_every
 
     def keep(result: LiveResult) -> None:
-        nonlocal next_sample
+        nonlocal next_sample, checked, correct, changes, last_version
         if result.answer_from is not None:
             latencies.append(result.latency_ms)
-        reads.append(result.reads_per_s)
+        index = result.frame.index
+        rendered = (index // repeat) % len(frames)
+        if rendered in begins:
+            phase_start = (index // period) * period + begins[rendered] * repeat
+            if not phases_seen or phases_seen[-1] != phase_start:
+                phases_seen.append(phase_start)
+                last_version = None
+            right = is_right(result.steady.board, truths[rendered])
+            if right and phase_start not in updates and phase_start in source.arrived_at:
+                updates[phase_start] = time.perf_counter() - source.arrived_at[phase_start]
+            if index - phase_start >= 15:
+                checked += 1
+                correct += right
+                changes += last_version is not None and result.steady.version != last_version
+                last_version = result.steady.version
         elapsed = time.perf_counter() - start
         if elapsed >= next_sample:
-            samples.append((elapsed, rss_mb()))
+            samples.append((elapsed, rss_mb(), sum(rss_mb(pid) for pid in reading_processes())))
             next_sample += sample_every
 
-    source = ClipSource(frames, repeat, total)
     recorder = VideoRecorder(record, CAMERA_FPS) if record else None
-    summary = run_live(source, recognizer, window=DrawOnly(), recorder=recorder, realtime=True, on_result=keep)
-    samples.append((time.perf_counter() - start, rss_mb()))
-    return {"arrived": total, "processed": summary.processed, "skipped": summary.skipped,
+    load_before = load_average()
+    cpu_before = cpu_seconds()
+    summary = run_live(source, recognizer, window=DrawOnly(), recorder=recorder, realtime=True, on_result=keep,
+                       workers=workers)
+    cpu = cpu_seconds() - cpu_before
+    samples.append((time.perf_counter() - start, rss_mb(), 0.0))
+    finished = phases_seen[:-1]  # the last phase may have been cut short by the end of the run
+    return {"workers": workers, "arrived": total, "processed": summary.processed, "skipped": summary.skipped,
             "fps": summary.fps, "reads": summary.reads, "reads_per_s": summary.reads / summary.seconds,
-            "latency": list(latencies), "samples": samples}
+            "stale": summary.stale, "cpu_percent": 100.0 * cpu / summary.seconds,
+            "latency": list(latencies), "samples": samples, "load_before": load_before,
+            "load_after": load_average(), "updates": [updates.get(p) for p in finished],
+            "checked": checked, "correct": correct, "changes": changes}
+
+
+def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str) -> None:
+    print(f"Camera at 30 fps, {minutes:g} min per run (newest frame only, boards read in the background{recording}):")
+    rows = []
+    for run in runs:
+        lat = run["latency"] or [float("nan")]
+        memory = [main + workers for _, main, workers in run["samples"]]
+        rows.append([f"{run['workers']} {'processes' if run['workers'] > 1 else 'thread'}",
+                     run["arrived"], run["processed"], run["skipped"], f"{run['fps']:.1f}", run["reads"],
+                     f"{run['reads_per_s']:.1f}", run["stale"], f"{statistics.median(lat):.0f}",
+                     f"{percentile(lat, 0.95):.0f}", f"{run['cpu_percent']:.0f}%", f"{max(memory):.0f}",
+                     f"{run['load_before']} -> {run['load_after']}"])
+    print(markdown_table(["reading", "frames arrived", "shown", "skipped", "shown fps", "boards read", "reads/s",
+                          "stale", "latency median ms", "p95 ms", "CPU (of one core)", "peak MB (all processes)",
+                          "load average before -> after"], rows))
+    print()
+    print("After each hand left the table (the SET taken, three dealt): time to the right board shown, and the"
+          " shown answers from 0.5 s into those phases:")
+    rows = []
+    for run in runs:
+        times = [t for t in run["updates"] if t is not None]
+        missed = sum(t is None for t in run["updates"])
+        within = sum(t <= 0.5 for t in times)
+        rows.append([f"{run['workers']}", len(run["updates"]),
+                     f"{1000 * statistics.median(times):.0f}" if times else "-",
+                     f"{1000 * max(times):.0f}" if times else "-", f"{within}/{len(run['updates'])}", missed,
+                     f"{run['correct']}/{run['checked']}",
+                     f"{100.0 * run['changes'] / max(1, run['checked']):.1f}"])
+    print(markdown_table(["workers", "hands", "time to update median ms", "max ms", "within 0.5 s",
+                          "never (phase ended first)", "shown answers right", "board changes per 100 frames"],
+                         rows))
+    print()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,8 +359,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--minutes", type=float, default=1.0, help="length of the memory run (default 1)")
     parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
-    parser.add_argument("--record", metavar="OUT.mp4", help="also record the camera run (memory with a writer)")
+    parser.add_argument("--record", metavar="OUT.mp4", help="also record the last camera run (memory with a writer)")
+    parser.add_argument("--workers", default=None, metavar="N,M",
+                        help=f"camera runs to make, by reading processes (1: the reading thread; default 1,"
+                             f"{default_workers()}: the thread against one process per core)")
     args = parser.parse_args(argv)
+    args.workers = [int(w) for w in (args.workers or f"1,{default_workers()}").split(",")]
+    if default_workers() == 1 and args.workers == [1, 1]:
+        args.workers = [1]
     repeat = max(1, round(CAMERA_FPS / args.render_fps))
 
     cv2.setNumThreads(2)
@@ -264,25 +393,28 @@ def main(argv: list[str] | None = None) -> int:
           " right and the SETs as in the truth)")
     print()
 
-    camera = run_camera(recognizer, frames, repeat, args.minutes * 60.0, record=args.record)
-    lat = camera["latency"]
-    recording = f", recording to {args.record}" if args.record else ""
-    print(f"Camera at 30 fps for {args.minutes:g} min (newest frame only, boards read in the background{recording}):")
-    print(markdown_table(["frames arrived", "shown", "skipped", "shown fps", "boards read", "reads/s",
-                          "latency median ms", "p95 ms"],
-                         [[camera["arrived"], camera["processed"], camera["skipped"], f"{camera['fps']:.1f}",
-                           camera["reads"], f"{camera['reads_per_s']:.1f}",
-                           f"{statistics.median(lat):.1f}", f"{percentile(lat, 0.95):.1f}"]]))
+    runs = []
+    for workers in args.workers:
+        print(f"(camera run with {workers} {'processes' if workers > 1 else 'thread'}, load average now "
+              f"{load_average()})", flush=True)
+        runs.append(run_camera(recognizer, frames, truths, repeat, args.minutes * 60.0, workers,
+                               record=args.record if workers == args.workers[-1] else None))
     print()
+    print_camera_runs(runs, args.minutes, f", recording to {args.record}" if args.record else "")
+    camera = runs[-1]
     samples = camera["samples"]
     shown = samples if len(samples) <= 8 else samples[:: max(1, len(samples) // 8)] + [samples[-1]]
-    print("Resident memory during the camera run:")
-    print(markdown_table(["time s", "RSS MB"], [[f"{t:.0f}", f"{mb:.1f}"] for t, mb in shown]))
-    settled = [mb for t, mb in samples if t >= 20.0] or [samples[-1][1]]
-    print(f"\nRSS after the first 20 s: min {min(settled):.1f} MB, max {max(settled):.1f} MB, "
-          f"growth {settled[-1] - settled[0]:+.1f} MB over {samples[-1][0] - 20.0:.0f} s")
-    print(f"load average at the end (1, 5, 15 min): {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
-          f"on {os.cpu_count()} cores")
+    print(f"Resident memory during the last camera run ({camera['workers']} workers):")
+    print(markdown_table(["time s", "this process MB", "reading processes MB"],
+                         [[f"{t:.0f}", f"{main:.1f}", f"{workers:.1f}"] for t, main, workers in shown]))
+    settled = [(t, main, workers) for t, main, workers in samples[:-1] if t >= 20.0]
+    if len(settled) >= 2:  # the last sample is taken after the run, with the processes gone
+        mains, pools = [m for _, m, _ in settled], [w for _, _, w in settled]
+        print(f"\nAfter the first 20 s: this process {min(mains):.1f}-{max(mains):.1f} MB "
+              f"({mains[-1] - mains[0]:+.1f} MB), reading processes {min(pools):.1f}-{max(pools):.1f} MB "
+              f"({pools[-1] - pools[0]:+.1f} MB), over {settled[-1][0] - settled[0][0]:.0f} s")
+    print(f"load average at the end (1, 5, 15 min): {load_average()} on {os.cpu_count()} cores "
+          "(the machine is shared: other work counts in it)")
     return 0
 
 

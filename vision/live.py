@@ -61,7 +61,7 @@ Image = npt.NDArray[np.uint8]
 # A camera whose reads keep failing for this long is taken as unplugged.
 DISCONNECT_AFTER_S = 2.0
 CAMERA_SIZE = (960, 720)  # asked of a camera; it may pick the nearest size it supports
-MAX_WORKERS = 8  # reading processes at most, whatever the number of cores
+MAX_WORKERS = 4  # reading processes by default at most (about 90 MB each), whatever the cores
 WINDOW_TITLE = "setfinder live (n/p: step SETs, a: all, h: hint, q: quit)"
 
 
@@ -678,7 +678,8 @@ class BackgroundReading:
 
 def default_workers() -> int:
     """How many processes read boards in real time by default: one per core this process may
-    use (`os.sched_getaffinity`, else `os.cpu_count`), at most `MAX_WORKERS`."""
+    use (`os.sched_getaffinity`, else `os.cpu_count`), at most `MAX_WORKERS` (each holds its
+    own Python, NumPy and OpenCV: about 90 MB)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
