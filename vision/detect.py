@@ -121,10 +121,114 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
                               _quads_in_mask(residual, small, edges, candidates, inset, smallest))
         if len(candidates) > before:
             cards = _keep_consistent(_merge_overlapping(candidates), small)
+        # Cards laid edge to edge show no seam at all in places: their neighbours are found by
+        # laying a found card's outline next to it, where there is paper.
+        paper = cv2.bitwise_or(masks[0][0], masks[1][0])
+        if len(masks) > 2:
+            paper = cv2.bitwise_or(paper, masks[2][0])
+        neighbours = _grid_neighbours(cards, small, paper, edges)
+        if neighbours:
+            candidates.extend(neighbours)
+            cards = _keep_consistent(_merge_overlapping(candidates), small)
     if scale != 1.0:
         cards = [dataclasses.replace(card, corners=(card.corners / scale).astype(np.float32))
                  for card in cards]
     return cards
+
+
+def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
+                     paper: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8],
+                     rounds: int = 2) -> list[CardQuad]:
+    """Cards next to the whole cards found, each a found card's outline moved by one card side
+    (and a gap of up to 0.3 of a side), where the paper maps are paper, edges trace the moved
+    outline, and it holds a card face of the others' paper with ink about as strong as
+    theirs. They are guesses: any candidate found plainly wins.
+    """
+    whole = [c for c in cards if not c.partial]
+    if len(whole) < 2:
+        return []
+    height, width = paper.shape
+    taken = np.zeros((height, width), np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(taken, np.round(card.corners).astype(np.int32), 255)
+    near_edge = cv2.dilate(edges, _SQUARE3, iterations=2)
+    typical_ink = float(np.median([c.ink for c in whole]))
+    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
+    found: list[CardQuad] = []
+    frontier = whole
+    for _ in range(rounds):
+        new: list[CardQuad] = []
+        for card in frontier:
+            corners = card.corners.astype(np.float64)
+            for side in (corners[1] - corners[0], corners[3] - corners[0]):
+                for sign in (1.0, -1.0):
+                    quad = _best_neighbour(corners, sign * side, paper, taken)
+                    if quad is None:
+                        continue
+                    if _edge_support(quad, near_edge) < _NEIGHBOUR_EDGES:
+                        continue
+                    score, colour, ink = _paper_fraction(image, quad)
+                    if (score < 0.6 or ink < _NEIGHBOUR_INK * typical_ink
+                            or np.abs(_tint(colour) - paper_tint).max() > 0.04):
+                        continue
+                    neighbour = CardQuad(order_corners(quad), False, score=score, paper=colour,
+                                         ink=ink, guess=True)
+                    new.append(neighbour)
+                    cv2.fillConvexPoly(taken, np.round(quad).astype(np.int32), 255)
+        found.extend(new)
+        frontier = new
+        if not new:
+            break
+    return found
+
+
+def _best_neighbour(corners: npt.NDArray[np.float64], step: npt.NDArray[np.float64],
+                    paper: npt.NDArray[np.uint8], taken: npt.NDArray[np.uint8]
+                    ) -> npt.NDArray[np.float32] | None:
+    """``corners`` moved by ``step`` plus the gap (0 to 0.3 of ``step``) that puts it best on
+    paper, or None when no gap puts it almost all on paper and clear of the cards taken."""
+    height, width = paper.shape
+    quads = corners[None, :, :] + (1.0 + _NEIGHBOUR_GAPS)[:, None, None] * step   # (G, 4, 2)
+    inside = ((quads[..., 0].min(axis=1) >= BORDER_MARGIN) & (quads[..., 1].min(axis=1) >= BORDER_MARGIN)
+              & (quads[..., 0].max(axis=1) <= width - 1 - BORDER_MARGIN)
+              & (quads[..., 1].max(axis=1) <= height - 1 - BORDER_MARGIN))
+    if not inside.any():
+        return None
+    quads = quads[inside]
+    # Sample points spread over each moved outline (bilinear in its corners): (G, V, U, 2).
+    top = quads[:, None, 0] + _GRID_U[None, :, None] * (quads[:, None, 1] - quads[:, None, 0])
+    bottom = quads[:, None, 3] + _GRID_U[None, :, None] * (quads[:, None, 2] - quads[:, None, 3])
+    points = top[:, None] + _GRID_V[None, :, None, None] * (bottom - top)[:, None]
+    xs = np.round(points[..., 0]).astype(int).reshape(len(quads), -1)
+    ys = np.round(points[..., 1]).astype(int).reshape(len(quads), -1)
+    clear = np.mean(taken[ys, xs] > 0, axis=1) <= 0.1
+    support = np.where(clear, np.mean(paper[ys, xs] > 0, axis=1), 0.0)
+    best = int(np.argmax(support))
+    if support[best] <= _NEIGHBOUR_SUPPORT:
+        return None
+    return quads[best].astype(np.float32)
+
+
+def _edge_support(quad: npt.NDArray[np.float32], near_edge: npt.NDArray[np.uint8]) -> float:
+    """The fraction of points along a quad's four sides (away from the corners) that lie on or
+    next to an edge of the edge map."""
+    corners = quad.astype(np.float64)
+    ends = np.roll(corners, -1, axis=0)
+    points = corners[:, None, :] + _SIDE_STEPS[None, :, None] * (ends - corners)[:, None, :]
+    xs = np.clip(np.round(points[..., 0]).astype(int), 0, near_edge.shape[1] - 1)
+    ys = np.clip(np.round(points[..., 1]).astype(int), 0, near_edge.shape[0] - 1)
+    return float(np.mean(near_edge[ys, xs] > 0))
+
+
+# A neighbour guess must lie on paper at this fraction of its sample points, have edges
+# along this fraction of its outline, and ink at least this fraction of the cards' typical.
+_NEIGHBOUR_SUPPORT = 0.9
+_NEIGHBOUR_GAPS = np.linspace(0.0, 0.3, 7)
+_NEIGHBOUR_EDGES = 0.6
+_NEIGHBOUR_INK = 0.6
+_SIDE_STEPS = np.linspace(0.15, 0.85, 8)
+_GRID_U = np.linspace(0.1, 0.9, 6)
+_GRID_V = np.linspace(0.08, 0.92, 9)
 
 
 def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad]
@@ -139,15 +243,18 @@ def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad]
     papers = [card.paper for card in cards if not card.partial and not card.guess]
     if len(papers) < 2:
         return None
-    lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2LAB)
     paper_bgr = np.clip(np.array(papers, np.float32), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
     paper_lab = cv2.cvtColor(paper_bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     reference = np.median(paper_lab, axis=0)
     weights = np.array([_LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
-    distance = np.sqrt((((lab - reference) * weights) ** 2).sum(axis=2))
     spread = np.sqrt((((paper_lab - reference) * weights) ** 2).sum(axis=1))
     tolerance = float(np.clip(2.0 * np.percentile(spread, 90) + 8.0, 10.0, 25.0))
-    mask = (distance < tolerance).astype(np.uint8) * 255
+    # The weighted squared distance of every pixel, in OpenCV's whole-image operations.
+    difference = cv2.absdiff(lab, np.full_like(lab, np.round(reference).astype(np.uint8)))
+    squared = cv2.multiply(difference, difference, dtype=cv2.CV_32F)
+    distance2 = cv2.transform(squared, (weights ** 2).reshape(1, 3))
+    mask = (distance2 < tolerance ** 2).astype(np.uint8) * 255
     # Thin bridges to a patch of table of a similar colour are opened.
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE3)
 
