@@ -141,6 +141,29 @@ def load_average() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def idle_cores(seconds: float = 2.0) -> float:
+    """How many cores sat idle over the next ``seconds`` (Linux /proc/stat): what other work
+    leaves for this benchmark, right now (the load average lags by a minute)."""
+    def sample() -> tuple[int, int]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle + iowait, all
+
+    idle0, all0 = sample()
+    time.sleep(seconds)
+    idle1, all1 = sample()
+    return (os.cpu_count() or 1) * (idle1 - idle0) / max(1, all1 - all0)
+
+
+def wait_for_quiet(cores: float, patience: float) -> float:
+    """Wait (at most ``patience`` seconds) until at least ``cores`` cores are idle; the idle
+    cores seen last."""
+    deadline = time.monotonic() + patience
+    idle = idle_cores()
+    while idle < cores and time.monotonic() < deadline:
+        idle = idle_cores()
+    return idle
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -363,6 +386,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default=None, metavar="N,M",
                         help=f"camera runs to make, by reading processes (1: the reading thread; default 1,"
                              f"{default_workers()}: the thread against one process per core)")
+    parser.add_argument("--quiet", type=float, default=0.0, metavar="CORES",
+                        help="before each camera run, wait until this many cores are idle (shared machines)")
+    parser.add_argument("--patience", type=float, default=300.0, metavar="S",
+                        help="... but no longer than this (default 300 s)")
     args = parser.parse_args(argv)
     args.workers = [int(w) for w in (args.workers or f"1,{default_workers()}").split(",")]
     if default_workers() == 1 and args.workers == [1, 1]:
@@ -395,8 +422,9 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = []
     for workers in args.workers:
-        print(f"(camera run with {workers} {'processes' if workers > 1 else 'thread'}, load average now "
-              f"{load_average()})", flush=True)
+        idle = wait_for_quiet(args.quiet, args.patience) if args.quiet else idle_cores()
+        print(f"(camera run with {workers} {'processes' if workers > 1 else 'thread'}: load average "
+              f"{load_average()}, {idle:.1f} of {os.cpu_count()} cores idle just before)", flush=True)
         runs.append(run_camera(recognizer, frames, truths, repeat, args.minutes * 60.0, workers,
                                record=args.record if workers == args.workers[-1] else None))
     print()

@@ -720,6 +720,10 @@ class PoolReading:
     A process that fails (an exception in the reader, a crash, or it does not start) stops the
     run with a one-line `LiveError` at the next `answer`. `close` stops every process (asking,
     then terminating) and leaves none behind.
+
+    'spawn' starts each process by importing the main module afresh: a script that reads in
+    processes must keep its work under ``if __name__ == "__main__":`` (the ``setfinder``
+    command does).
     """
 
     def __init__(self, recognizer: Recognise, tracker: BoardTracker, workers: int | None = None,
@@ -741,6 +745,7 @@ class PoolReading:
         self._error: LiveError | None = None
         self._closing = False
         self.stop_timeout = 5.0  # seconds a process may take to finish its frame when asked to stop
+        self.start_timeout = 120.0  # seconds for the first process to load its recogniser
         self._pool: list[_Worker] = []
         try:
             blob = pickle.dumps(recognizer)
@@ -760,9 +765,14 @@ class PoolReading:
                     process.start()
                     frames_r.close()
                     results_w.close()
+        except OSError as error:
+            self._stop_processes()
+            raise LiveError(f"cannot start {workers} reading processes ({error.strerror or error}); "
+                            "use --workers 1") from None
         except BaseException:
             self._stop_processes()
             raise
+        self._started_at = time.perf_counter()
         self._thread = threading.Thread(target=self._collect, name="setfinder-pool", daemon=True)
         self._thread.start()
 
@@ -787,6 +797,10 @@ class PoolReading:
         """Hand over ``frame`` (to a free process now, or to the next one that finishes, unless a
         newer frame comes first); return the latest answer and the frame it was read from."""
         with self._lock:
+            if self._error is None and self.reads == 0 and not any(w.ready for w in self._pool) \
+                    and time.perf_counter() - self._started_at > self.start_timeout:
+                self._error = LiveError(f"the reading processes did not start within {self.start_timeout:g} s; "
+                                        "run again, or with --workers 1")
             if self._error is not None:
                 raise self._error
             if moving:
