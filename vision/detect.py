@@ -6,11 +6,18 @@ touch. So candidates come from several maps, each outline is fitted with a quadr
 how card-like it is (straight sides filling the quad, card proportions under perspective, paper
 inside, a size consistent with the other cards), and overlapping candidates are merged.
 
+The two whiteness maps come first. When the cards they give explain every card-sized paper-like
+blob, the search ends there (most real tables); otherwise the other maps and second looks are
+searched only around the blobs left unexplained.
+
 Cards laid edge to edge merge into one blob: it is opened by erosion, else cut along its
-straight inner edges (the seams). Once some cards are found, they are taken out of the maps and
-the rest is searched again, so that a row of touching cards comes apart card by card. The
-typical card size is a function of the place in the image (perspective makes near cards larger),
-and a card's symbols must stand out of its paper about as strongly as the other cards' do.
+straight inner edges (the seams). Once some cards are found, their paper colour gives one more
+map (it tells cards from a pale patterned table), they are taken out of the maps and the rest is
+searched again, so that a row of touching cards comes apart card by card; and a found card's
+outline laid next to it, where there is paper and edges trace it, finds a neighbour whose seam
+does not show at all. The typical card size is a function of the place in the image
+(perspective makes near cards larger), and a card's symbols must stand out of its paper about as
+strongly as the other cards' do.
 """
 
 from __future__ import annotations
@@ -94,8 +101,17 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     whiteness, equalised, edges = _base_maps(small)
     candidates: list[CardQuad] = []
     masks = _candidate_masks(small, whiteness, equalised, edges)
-    for mask, inset in masks:
-        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset))
+    region: _Region | None = None  # where the later steps look; None: everywhere
+    for index, (mask, inset) in enumerate(masks):
+        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset, region=region))
+        if index == 1:
+            # The costlier maps and second looks are only needed where the cards the
+            # whiteness maps found leave card-sized paper-like blobs unexplained; on many
+            # tables that is nowhere.
+            cards = _keep_consistent(_merge_overlapping(candidates), small)
+            explained, region = _unexplained_region(cards, [m for m, _ in masks[:3]])
+            if explained:
+                return _rescaled(cards, scale)
     cards = _keep_consistent(_merge_overlapping(candidates), small)
     # The cards found so far show what this deck's paper looks like under this light: a map of
     # that colour separates the other cards from a pale table far better than whiteness does.
@@ -103,7 +119,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     if paper_mask is not None:
         before = len(candidates)
         candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                          _quads_in_mask(paper_mask, small, edges, candidates, 0.5))
+                          _quads_in_mask(paper_mask, small, edges, candidates, 0.5, region=region))
         if len(candidates) > before:
             cards = _keep_consistent(_merge_overlapping(candidates), small)
         masks = [masks[0], masks[1], (paper_mask, 0.5)]
@@ -118,7 +134,8 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         for mask, inset in masks[:3]:  # the whiteness, paper-likeness and paper-colour maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
             candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                              _quads_in_mask(residual, small, edges, candidates, inset, smallest))
+                              _quads_in_mask(residual, small, edges, candidates, inset, smallest,
+                                             region=region))
         if len(candidates) > before:
             cards = _keep_consistent(_merge_overlapping(candidates), small)
         # Cards laid edge to edge show no seam at all in places: their neighbours are found by
@@ -126,19 +143,81 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         paper = cv2.bitwise_or(masks[0][0], masks[1][0])
         if len(masks) > 2:
             paper = cv2.bitwise_or(paper, masks[2][0])
-        neighbours = _grid_neighbours(cards, small, paper, edges)
+        neighbours = _grid_neighbours(cards, small, paper, edges, region)
         if neighbours:
             candidates.extend(neighbours)
             cards = _keep_consistent(_merge_overlapping(candidates), small)
-    if scale != 1.0:
-        cards = [dataclasses.replace(card, corners=(card.corners / scale).astype(np.float32))
-                 for card in cards]
-    return cards
+    return _rescaled(cards, scale)
+
+
+def _rescaled(cards: list[CardQuad], scale: float) -> list[CardQuad]:
+    """Cards found in an image resized by ``scale``, in the original image's pixels."""
+    if scale == 1.0:
+        return cards
+    return [dataclasses.replace(card, corners=(card.corners / scale).astype(np.float32))
+            for card in cards]
+
+
+@dataclass(frozen=True)
+class _Region:
+    """A part of the image (uint8 0/255 (H, W) ``mask``) with its integral image, to ask
+    cheaply whether a box touches it."""
+
+    mask: npt.NDArray[np.uint8]
+    integral: npt.NDArray[np.int32]
+
+    @classmethod
+    def of(cls, mask: npt.NDArray[np.uint8]) -> _Region:
+        return cls(mask, cv2.integral(mask // 255))
+
+    def touches(self, x: int, y: int, w: int, h: int) -> bool:
+        """Whether the box at (x, y) of size (w, h) holds any pixel of the region."""
+        i = self.integral
+        return bool(i[y + h, x + w] - i[y, x + w] - i[y + h, x] + i[y, x] > 0)
+
+
+def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.uint8]]
+                        ) -> tuple[bool, _Region | None]:
+    """Whether the cards account for every card-sized blob of the paper maps (uint8 0/255),
+    and if not, the region around the blobs they leave unexplained (None: look everywhere).
+
+    One or two cards are never taken as the whole story: a quad around a block of touching
+    cards looks like one big card until the other maps show its parts.
+    """
+    whole = [c for c in cards if not c.partial]
+    if 0 < len(whole) < 3:
+        return False, None
+    height, width = paper_maps[0].shape
+    paper = paper_maps[0].copy()
+    for other in paper_maps[1:]:
+        cv2.bitwise_or(paper, other, dst=paper)
+    for card in cards:
+        cv2.fillConvexPoly(paper, np.round(_grow(card.corners, 4.0)).astype(np.int32), 0)
+    # Slivers along the cards' edges and thin lines of texture are no card.
+    paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, _SQUARE5)
+    smallest = 0.3 * min((c.area for c in whole), default=0.0015 * height * width / 0.3)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=8)
+    unexplained = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= smallest)
+    unexplained = unexplained[unexplained > 0]  # label 0 is the background
+    if len(unexplained) == 0:
+        return True, None
+    if not whole:
+        return False, None
+    # Around the unexplained blobs, by half a card: a card there may reach out of its blob.
+    lookup = np.zeros(count, np.uint8)
+    lookup[unexplained] = 255
+    region = lookup[labels]
+    reach = int(round(0.5 * np.sqrt(float(np.median([c.area for c in whole])))))
+    region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * reach + 1, 2 * reach + 1)))
+    return False, _Region.of(region)
+
+
+_SQUARE5 = np.ones((5, 5), np.uint8)
 
 
 def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                      paper: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8],
-                     rounds: int = 2) -> list[CardQuad]:
+                     region: _Region | None = None, rounds: int = 2) -> list[CardQuad]:
     """Cards next to the whole cards found, each a found card's outline moved by one card side
     (and a gap of up to 0.3 of a side), where the paper maps are paper, edges trace the moved
     outline, and it holds a card face of the others' paper with ink about as strong as
@@ -165,6 +244,9 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                     quad = _best_neighbour(corners, sign * side, paper, taken)
                     if quad is None:
                         continue
+                    x, y = np.round(quad.mean(axis=0)).astype(int)
+                    if region is not None and not region.mask[y, x]:
+                        continue  # where the plain maps explained everything
                     if _edge_support(quad, near_edge) < _NEIGHBOUR_EDGES:
                         continue
                     score, colour, ink = _paper_fraction(image, quad)
@@ -251,7 +333,7 @@ def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad]
     spread = np.sqrt((((paper_lab - reference) * weights) ** 2).sum(axis=1))
     tolerance = float(np.clip(2.0 * np.percentile(spread, 90) + 8.0, 10.0, 25.0))
     # The weighted squared distance of every pixel, in OpenCV's whole-image operations.
-    difference = cv2.absdiff(lab, np.full_like(lab, np.round(reference).astype(np.uint8)))
+    difference = cv2.absdiff(lab, (*(float(v) for v in np.round(reference)), 0.0))
     squared = cv2.multiply(difference, difference, dtype=cv2.CV_32F)
     distance2 = cv2.transform(squared, (weights ** 2).reshape(1, 3))
     mask = (distance2 < tolerance ** 2).astype(np.uint8) * 255
@@ -330,7 +412,7 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """
     sample = image[::4, ::4].reshape(-1, 3).astype(np.float32)
     brightness = sample.sum(axis=1)
-    bright = sample[brightness >= np.percentile(brightness, 97)]
+    bright = sample[brightness >= _percentile(brightness, 0.97)]
     illuminant = np.maximum(bright.mean(axis=0), 1.0)
     gains = illuminant.max() / illuminant
     blue, green, red = (cv2.convertScaleAbs(channel, alpha=float(gain))
@@ -342,9 +424,9 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
                    edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float,
-                   smallest: float = 0.0) -> list[CardQuad]:
-    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``
-    and blobs under ``smallest`` pixels."""
+                   smallest: float = 0.0, region: _Region | None = None) -> list[CardQuad]:
+    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``,
+    blobs under ``smallest`` pixels and blobs outside ``region`` (if given)."""
     height, width = mask.shape
     image_area = height * width
     min_area = image_area * 0.0015
@@ -358,6 +440,8 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
             continue  # a hole inside a blob, not a blob
         area = cv2.contourArea(contour)
         if not max(min_area, smallest) <= area <= max_area:
+            continue
+        if region is not None and not region.touches(*cv2.boundingRect(contour)):
             continue
         (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
         if any(abs(q.center[0] - cx) + abs(q.center[1] - cy) < 0.05 * (rw + rh)
@@ -605,7 +689,7 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     paper_there = _MIDDLE_DESIGN @ coefficients
     difference = np.abs(raw[_MIDDLE] - paper_there).max(axis=1)
     ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
-    strength = float(_percentile_99(difference) / typical.max())
+    strength = float(_percentile(difference, 0.99) / typical.max())
     if ink < 0.01:
         return 0.0, colour, strength
     return float(close.mean()), colour, strength
@@ -631,10 +715,10 @@ _MIDDLE[8:-8, 6:-6] = True
 _MIDDLE_DESIGN = np.column_stack([*np.nonzero(_MIDDLE), np.ones(int(_MIDDLE.sum()))]).astype(np.float64)
 
 
-def _percentile_99(values: npt.NDArray[np.float64]) -> float:
-    """``np.percentile(values, 99)`` (linear interpolation) by partial sorting: much faster on
-    the few thousand values of a card's middle."""
-    position = 0.99 * (len(values) - 1)
+def _percentile(values: npt.NDArray[np.floating], fraction: float) -> float:
+    """``np.percentile(values, 100 * fraction)`` (linear interpolation) of a 1-d array by
+    partial sorting: several times faster on the few thousand values used here."""
+    position = fraction * (len(values) - 1)
     low = int(position)
     high = min(low + 1, len(values) - 1)
     part = np.partition(values, (low, high))
