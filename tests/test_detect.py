@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import (CardQuad, _keep_consistent, _merge_overlapping, _typical_area_model, find_cards,
-                           order_corners)
+from vision import detect
+from vision.detect import (CardQuad, _grid_neighbours, _keep_consistent, _merge_overlapping,
+                           _typical_area_model, find_cards, order_corners)
 
 
 def card_corners(cx: float, cy: float, angle_deg: float, width: float = 80, height: float = 125) -> np.ndarray:
@@ -181,3 +182,73 @@ def test_grid_of_touching_cards_is_found_card_by_card() -> None:
     assert len(cards) == 6
     for truth in truths:
         assert min(same_quad(c.corners, order_corners(truth)) for c in cards) < 3.0
+
+
+def test_a_card_edge_to_edge_with_a_found_one_is_found_as_its_neighbour() -> None:
+    # Three cards found plainly in a row; a fourth lies against the third with no seam at all,
+    # so no map shows it apart: laying the third card's outline next to it finds it.
+    image = np.full((360, 640, 3), (35, 35, 35), np.uint8)
+    truths = [card_corners(100 + 120 * i, 180, 0) for i in range(3)]
+    hidden = card_corners(100 + 120 * 2 + 80, 180, 0)  # touching the third card
+    for corners in [*truths, hidden]:
+        draw_card(image, corners)
+    found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
+    whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
+    edges = cv2.Canny(image.min(axis=2), 30, 90)
+    neighbours = _grid_neighbours(found, image, whiteness, edges)
+    assert len(neighbours) == 1 and neighbours[0].guess
+    assert same_quad(neighbours[0].corners, order_corners(hidden)) < 2.0
+
+
+def test_no_neighbour_is_laid_on_bare_paper_or_table() -> None:
+    # Next to the cards: a blank white sheet (paper, edges, but no ink) and the bare table.
+    image = np.full((360, 640, 3), (35, 35, 35), np.uint8)
+    truths = [card_corners(100 + 120 * i, 180, 0) for i in range(3)]
+    for corners in truths:
+        draw_card(image, corners)
+    cv2.fillConvexPoly(image, np.round(card_corners(420, 180, 0)).astype(np.int32), (245, 245, 245))
+    found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
+    whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
+    assert _grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90)) == []
+
+
+def test_cards_on_pale_blobs_of_their_own_brightness_are_found() -> None:
+    # A rug with pale green blobs as bright as the (bluish) cards: the whiteness maps merge
+    # card and blob; the map of the found cards' paper colour tells them apart.
+    rng = np.random.default_rng(5)
+    image = np.full((540, 720, 3), (110, 40, 30), np.uint8)  # dark blue rug
+    for cx, cy in ((200, 400), (520, 140), (600, 420)):
+        cv2.ellipse(image, (cx, cy), (120, 70), 20, 0, 360, (200, 235, 215), -1)  # pale green
+    truths = [card_corners(110 + 125 * i, 120, 4 * i) for i in range(4)]
+    truths += [card_corners(200 + 40, 400 - 60, 10), card_corners(600 - 90, 420, -8)]  # on blobs
+    for corners in truths:
+        draw_card(image, corners, paper=(235, 222, 212))
+    image = np.clip(image + rng.normal(0, 4, image.shape), 0, 255).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == len(truths)
+    for truth in truths:
+        assert min(same_quad(c.corners, order_corners(truth)) for c in cards) < 3.0
+
+
+def test_stopping_after_the_whiteness_maps_finds_what_the_full_search_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    image = np.full((600, 800, 3), (40, 30, 25), np.uint8)
+    for row in range(3):
+        for col in range(4):
+            draw_card(image, card_corners(110 + 190 * col, 100 + 190 * row, 7 * (row - col)))
+    explained, _ = detect._unexplained_region(
+        detect._find_at_scale(image, 1.0), [detect._candidate_masks(image, *detect._base_maps(image))[0][0]])
+    assert explained
+    quick = find_cards(image)
+    monkeypatch.setattr(detect, "_unexplained_region", lambda cards, maps: (False, None))
+    full = find_cards(image)
+    assert len(quick) == len(full) == 12
+    for card in full:
+        assert min(same_quad(q.corners, card.corners) for q in quick) < 1.0
+
+
+def test_a_block_of_touching_cards_is_never_taken_as_explained() -> None:
+    block = CardQuad(order_corners(card_corners(200, 200, 0, 240, 250)), False, 1.0)
+    paper = np.zeros((400, 400), np.uint8)
+    assert detect._unexplained_region([block], [paper]) == (False, None)
+    assert detect._unexplained_region([], [paper]) == (True, None)
