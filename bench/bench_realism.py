@@ -75,14 +75,16 @@ def generated_table(per_card: int, seed: int) -> tuple[np.ndarray, dict[str, np.
 def train_on_generated(per_card: int, seed: int) -> CardReader:
     """A card reader fitted on generated crops only, the way `vision.training` fits the real one
     (the same features, per-attribute feature groups when the reader has them, the same
-    classifier); thresholds are fixed at 0.6 (not calibrated: no real data is used)."""
+    classifiers: a small network where `training.HIDDEN_UNITS` says so); thresholds are fixed at
+    0.6 (not calibrated: no real data is used)."""
     X, y = generated_table(per_card, seed)
     groups = getattr(features, "FEATURE_GROUPS", None)
     attributes = {}
     for name in ATTRIBUTES:
         names = list(groups[name]) if groups else list(FEATURE_NAMES)
         columns = [FEATURE_NAMES.index(f) for f in names]
-        exported = export_attribute(fit_attribute(X[:, columns], y[name], seed), len(CLASSES[name]))
+        hidden = getattr(training, "HIDDEN_UNITS", {}).get(name, 0)
+        exported = export_attribute(fit_attribute(X[:, columns], y[name], seed, hidden), len(CLASSES[name]))
         exported.update({"features": names, "classes": list(CLASSES[name]), "threshold": 0.6})
         attributes[name] = exported
     return CardReader.from_dict({"format": training.MODEL_FORMAT, "features": list(FEATURE_NAMES),

@@ -48,31 +48,16 @@ def resize_crop(crop: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 
 def is_sideways(card: npt.NDArray[np.uint8]) -> bool:
-    """Whether a canonical card was warped a quarter turn off (its long side across).
+    """Whether a canonical card was warped a quarter turn off.
 
-    Under a steeply tilted camera a card's far long side can look shorter than its short sides,
+    Seen steeply from the side, a card's long sides can look shorter than its short sides,
     so the detector may take the wrong pair of sides for the top and bottom. The printed symbols
     settle it: every SET symbol is about twice as wide as it is tall across the card, so in a
     correct warp the ink blobs are wide; a quarter turn off, they come out tall and thin.
-    ``card``: canonical BGR uint8 (CARD_HEIGHT, CARD_WIDTH, 3).
+    ``card``: canonical BGR uint8 (CARD_HEIGHT, CARD_WIDTH, 3). The card reader gets the same
+    answer from the ink blobs it segments anyway (``CardReading.sideways``); this is that check
+    on its own.
     """
-    small = cv2.resize(card, (CARD_WIDTH // 2, CARD_HEIGHT // 2), interpolation=cv2.INTER_AREA)
-    # The local brightest value approximates the paper, however the light falls across the
-    # card; ink is where some channel drops well below it (coloured ink always absorbs).
-    paper = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
-    drop = (paper.astype(np.int16) - small).max(axis=2)
-    ink = (drop > 0.2 * float(np.percentile(paper, 50)) + 10).astype(np.uint8)
-    ink[:4, :] = ink[-4:, :] = 0  # the border may show a sliver of table
-    ink[:, :4] = ink[:, -4:] = 0
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    min_area = 0.015 * ink.size
-    wide = tall = 0
-    for _, _, w, h, area in stats[1:count]:
-        if area < min_area:
-            continue
-        if h > 1.3 * w:
-            tall += 1
-        elif w > 1.3 * h:
-            wide += 1
-    # Only clear evidence turns a card: tall blobs and not one wide blob.
-    return tall > 0 and wide == 0
+    from vision.features import looks_sideways, segment_ink  # (features builds on this module)
+
+    return looks_sideways(segment_ink(card))

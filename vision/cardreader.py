@@ -1,8 +1,10 @@
 """Read canonical cards: count, color, shading and shape, each with a confidence.
 
 The models are plain arrays in ``models/card_reader.json`` (written by ``setfinder train``):
-per attribute the names of the features it uses, a standardisation (mean, scale) and a
-multinomial logistic regression (coef, intercept), evaluated here with NumPy alone, so loading needs no scikit-learn and no unpickling.
+per attribute the names of the features it uses, a standardisation (mean, scale), optionally a
+hidden layer of ReLUs (hidden_coef, hidden_intercept) and a softmax layer (coef, intercept): a
+multinomial logistic regression or a one-hidden-layer network, evaluated here with NumPy alone,
+so loading needs no scikit-learn and no unpickling.
 A reading whose confidence (the winning class probability) is below the attribute's calibrated
 threshold is marked uncertain: it is still the best guess, but must not be trusted for a call.
 
@@ -24,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from core.cards import Card
-from vision.features import FEATURE_NAMES, card_features, check_canonical
+from vision.features import FEATURE_NAMES, check_canonical, features_and_turns
 
-MODEL_FORMAT = "setfinder-card-reader/2"
+MODEL_FORMAT = "setfinder-card-reader/3"
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_reader.json"
 ATTRIBUTES = ("count", "color", "shading", "shape")
 
@@ -41,13 +43,16 @@ class CardReading:
 
     ``attribute_confidence`` maps "count", "color", "shading", "shape" to the probability of the
     value read, in [0, 1]; ``confidence`` is the lowest of them; ``uncertain`` is True when any
-    attribute is below its threshold.
+    attribute is below its threshold; ``sideways`` is True when the card's ink blobs say it was
+    warped a quarter turn off (`vision.features.looks_sideways`), so that it is worth re-reading
+    turned.
     """
 
     card: Card
     attribute_confidence: dict[str, float] = field(compare=False)
     confidence: float
     uncertain: bool
+    sideways: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -56,13 +61,18 @@ class _AttributeModel:
     columns: npt.NDArray[np.intp]       # (k,) indices into FEATURE_NAMES
     mean: npt.NDArray[np.float64]       # (k,)
     scale: npt.NDArray[np.float64]      # (k,)
-    coef: npt.NDArray[np.float64]       # (n_classes, k)
+    coef: npt.NDArray[np.float64]       # (n_classes, k), or (n_classes, h) after a hidden layer
     intercept: npt.NDArray[np.float64]  # (n_classes,)
     threshold: float
+    hidden_coef: npt.NDArray[np.float64] | None = None       # (h, k)
+    hidden_intercept: npt.NDArray[np.float64] | None = None  # (h,)
 
     def probabilities(self, features: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Class probabilities float64 (n, n_classes) for all features (n, N_FEATURES)."""
-        logits = ((features[:, self.columns] - self.mean) / self.scale) @ self.coef.T + self.intercept
+        z = (features[:, self.columns] - self.mean) / self.scale
+        if self.hidden_coef is not None and self.hidden_intercept is not None:
+            z = np.maximum(z @ self.hidden_coef.T + self.hidden_intercept, 0.0)
+        logits = z @ self.coef.T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
@@ -109,11 +119,19 @@ class CardReader:
                     coef=np.asarray(raw["coef"], dtype=np.float64),
                     intercept=np.asarray(raw["intercept"], dtype=np.float64),
                     threshold=float(raw["threshold"]),
+                    hidden_coef=np.asarray(raw["hidden_coef"], dtype=np.float64) if "hidden_coef" in raw else None,
+                    hidden_intercept=(np.asarray(raw["hidden_intercept"], dtype=np.float64)
+                                      if "hidden_coef" in raw else None),
                 )
             except (KeyError, TypeError, ValueError) as error:
                 raise ModelError(f"{source}: attribute {name!r} is malformed ({error})") from None
             k, n = len(model.classes), len(model.columns)
-            if model.mean.shape != (n,) or model.scale.shape != (n,) or model.coef.shape != (k, n) \
+            inner = n
+            if model.hidden_coef is not None and model.hidden_intercept is not None:
+                inner = model.hidden_coef.shape[0] if model.hidden_coef.ndim == 2 else -1
+                if model.hidden_coef.shape != (inner, n) or model.hidden_intercept.shape != (inner,):
+                    raise ModelError(f"{source}: attribute {name!r} hidden layer has the wrong shapes")
+            if model.mean.shape != (n,) or model.scale.shape != (n,) or model.coef.shape != (k, inner) \
                     or model.intercept.shape != (k,):
                 raise ModelError(f"{source}: attribute {name!r} arrays have the wrong shapes")
             models[name] = model
@@ -141,11 +159,13 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features = np.stack([card_features(card) for card in cards])
-        return self.read_features(features)
+        features, sideways = features_and_turns(cards)
+        return self.read_features(features, sideways)
 
-    def read_features(self, features: npt.NDArray[np.floating[Any]]) -> list[CardReading]:
-        """Readings from precomputed features (n, N_FEATURES), as `read` would give."""
+    def read_features(self, features: npt.NDArray[np.floating[Any]],
+                      sideways: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
+        """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
+        sideways flags (n,), as `read` would give."""
         probabilities = self.probabilities(features)
         readings = []
         for i in range(len(features)):
@@ -160,5 +180,6 @@ class CardReader:
                 uncertain |= confidence[name] < model.threshold
             card = Card.from_attributes(count=int(values["count"]), color=values["color"],
                                         shading=values["shading"], shape=values["shape"])
-            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain))
+            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain,
+                                        bool(sideways[i]) if sideways is not None else False))
         return readings

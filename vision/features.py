@@ -11,8 +11,14 @@ deck and one camera carries over to others:
   fill the same way);
 * **count** from the number and sizes of the blobs, **shape** from the blob outline (solidity,
   extent, width profile, mirror symmetry, polygon fit...), **shading** from the ink deep inside
-  the blob compared with its border stroke and from the stripe texture there, and **color** from
-  the white-balanced absorption and hue of the strongest ink pixels.
+  the blob and at its very core compared with its border stroke and with the bare paper around
+  it (blur and noise put some "ink" on bare paper too), and from the stripe texture there, and
+  **color** from the white-balanced absorption and hue of the strongest ink pixels.
+
+The pixel work of many cards is done at once (`segment_inks`, `features_and_turns`: faces stacked
+top to bottom, every neighbourhood step padded per face), with exactly the result of one card at
+a time; the same segmentation also says whether a card was warped a quarter turn off
+(`looks_sideways`).
 
 Each attribute's classifier sees only its own group of features (`FEATURE_GROUPS`).
 
@@ -22,6 +28,8 @@ Everything is computed inside a margin at the card border, so a warp that is a f
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -59,6 +67,8 @@ _BLOB_OF_LARGEST = 0.3
 _BLOB_OF_FACE = 0.015
 # ... and its centre is within this fraction of the face width of the vertical centre line.
 _CENTRE_TOLERANCE = 0.2
+# A blob is tall (or wide) when its box is this much taller than wide (or wider than tall).
+_SIDEWAYS_RATIO = 1.3
 
 _FACE_H = CARD_HEIGHT - 2 * MARGIN
 _FACE_W = CARD_WIDTH - 2 * MARGIN
@@ -70,6 +80,11 @@ _FACE_AREA = float(_SMALL_H * _SMALL_W)
 # that a blurred outline stroke leaves nothing inside, so outline cards read as bare paper.
 _INSIDE_DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 _SQUARE3 = np.ones((3, 3), np.uint8)
+# The bare paper of the shading baseline is this far (half-resolution pixels) from any symbol.
+_PAPER_CLEARANCE = np.ones((7, 7), np.uint8)
+# The core of a symbol: its pixels at least this fraction of the deepest one's distance from
+# the blob's edge.
+_CORE_DEPTH = 0.6
 
 # The features each attribute's classifier may use. Keeping them apart stops a model from
 # leaning on accidents of the training photos (say, blur level for shading) that another deck
@@ -81,7 +96,9 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "shape": ("solidity", "extent_rect", "extent_box", "aspect", "circularity", "poly_vertices_fine",
               "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
               "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3"),
-    "shading": ("inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke"),
+    "shading": ("inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke",
+                "inside_excess_ink", "inside_excess_chroma", "inside_ink_over_noise",
+                "core_excess_ink", "core_excess_chroma", "core_ink_over_noise"),
     # White-balanced.
     "color": ("absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
               "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin"),
@@ -104,7 +121,10 @@ class InkSegmentation:
     (max - min channel of ``white``) float32 (H, W); ``strong_ink`` its 99.5th percentile (the
     card's strongest ink, which the thresholds are fractions of); ``strokes`` the thresholded ink, uint8 0/255;
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
-    top to bottom; ``filled`` the blobs filled, uint8 0/255.
+    top to bottom; ``filled`` the blobs filled, uint8 0/255; ``boxes`` the symbols' bounding boxes
+    (x, y, w, h); ``blob_boxes`` those of every ink blob, symbol or not; ``ink_chroma`` ink and
+    chroma as the two channels of one float32 (H, W, 2) array (one masked mean gives both);
+    ``paper_noise`` the standard deviation of the ink on the paper (its grain and noise).
     """
 
     face: npt.NDArray[np.uint8]
@@ -116,6 +136,10 @@ class InkSegmentation:
     strokes: npt.NDArray[np.uint8]
     symbols: tuple[npt.NDArray[np.int32], ...]
     filled: npt.NDArray[np.uint8]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    blob_boxes: tuple[tuple[int, int, int, int], ...]
+    ink_chroma: npt.NDArray[np.float32]
+    paper_noise: float
 
 
 def check_canonical(card: npt.NDArray[np.uint8]) -> None:
@@ -136,56 +160,142 @@ def white_balance(face: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     cells holding ink. Then, ``_PAPER_PASSES`` times, the local mean colour of the cells with no
     ink under the last estimate (a normalised box filter, with the first estimate as a weak
     prior where no paper cell is near); the repeats let it follow light that falls off steeply
-    across the card. Returns float32 (H, W, 3), paper close to 1, clipped at 1.
+    across the card. Returns float32 (H, W, 3), paper close to 1, clipped at 1. H and W must be
+    multiples of ``_PAPER_CELL``.
     """
-    height, width = face.shape[:2]
-    grid = cv2.resize(face, (max(1, width // _PAPER_CELL), max(1, height // _PAPER_CELL)),
-                      interpolation=cv2.INTER_AREA).astype(np.float32)
-    gray = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)
-    local_max = cv2.dilate(gray, _PAPER_FILTER)
-    first = _masked_mean(grid, (gray >= 0.85 * local_max).astype(np.float32), _PAPER_FILTER.shape, None)
+    if face.ndim != 3 or face.shape[2] != 3 or face.shape[0] % _PAPER_CELL or face.shape[1] % _PAPER_CELL:
+        raise ValueError(f"face must be (H, W, 3) with H and W multiples of {_PAPER_CELL}, got {face.shape}")
+    return _white_balance_tiles(np.ascontiguousarray(face), 1)
+
+
+def _white_balance_tiles(faces: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.float32]:
+    """`white_balance` of ``n`` faces stacked top to bottom, uint8 (n * H, W, 3), in one go.
+
+    Every grid step is tile-local: the cell averages are exact 4x4 blocks of one face, and the
+    neighbourhood filters run on each face's grid padded as OpenCV pads one image
+    (`_per_tile`), so a face gets the same paper whatever faces share its stack.
+    """
+    height, width = faces.shape[0] // n, faces.shape[1]
+    cells_h, cells_w = height // _PAPER_CELL, width // _PAPER_CELL
+    small = cv2.resize(faces, (cells_w, n * cells_h), interpolation=cv2.INTER_AREA)
+    # The grid with a fourth channel of ones: one box filter of the masked grid then gives the
+    # masked colour sums and the cell counts together (exactly: sums of whole numbers).
+    grid = cv2.cvtColor(small, cv2.COLOR_BGR2BGRA).astype(np.float32)
+    grid[:, :, 3] = 1.0
+    gray = cv2.cvtColor(grid, cv2.COLOR_BGRA2GRAY)
+    # (Grey levels are >= 0, so zero padding is neutral for the maximum.)
+    local_max = _per_tile(gray, n, _PAPER_FILTER.shape[0] // 2, "zero",
+                          lambda a: cv2.dilate(a, _PAPER_FILTER))
+    first = _masked_mean(grid, cv2.compare(gray, 0.85 * local_max, cv2.CMP_GE), _PAPER_FILTER.shape[0], n)
+    prior = np.empty_like(grid)
+    prior[:, :, :3] = _PAPER_PRIOR * first
+    prior[:, :, 3] = _PAPER_PRIOR
     paper = first
+    colour = grid[:, :, :3]
     for _ in range(_PAPER_PASSES):
-        cell_ink = 1.0 - (grid / paper).min(axis=2)
-        paper = _masked_mean(grid, (cell_ink < _PAPER_INK).astype(np.float32), (_PAPER_BOX, _PAPER_BOX), first)
-    paper = cv2.resize(paper, (width, height), interpolation=cv2.INTER_LINEAR)
-    white = face.astype(np.float32) / paper
+        b, g, r = cv2.split(colour / paper)
+        cell_ink = 1.0 - cv2.min(cv2.min(b, g), r)
+        paper = _masked_mean(grid, (cell_ink < _PAPER_INK).view(np.uint8), _PAPER_BOX, n, prior)
+    # Bilinear interpolation would blend neighbouring faces at their shared edge: each face's
+    # grid gets a copy of its first and last cell rows (OpenCV's replicated border) first.
+    rows = np.concatenate([[0], np.arange(cells_h), [cells_h - 1]])
+    padded = paper.reshape(n, cells_h, cells_w, 3).take(rows, axis=1).reshape(n * (cells_h + 2), cells_w, 3)
+    full = cv2.resize(padded, (width, n * (height + 2 * _PAPER_CELL)), interpolation=cv2.INTER_LINEAR)
+    full = full.reshape(n, height + 2 * _PAPER_CELL, width, 3)[:, _PAPER_CELL:-_PAPER_CELL].reshape(n * height, width, 3)
+    white = cv2.divide(faces.astype(np.float32), full)
     return np.minimum(white, 1.0, out=white)
 
 
-def _masked_mean(grid: npt.NDArray[np.float32], weight: npt.NDArray[np.float32], box: tuple[int, int],
-                 prior: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float32]:
-    """Box-filtered mean of ``grid`` (h, w, 3) over the cells where ``weight`` (h, w) is 1."""
-    total = cv2.blur(grid * weight[:, :, None], box)
-    count = cv2.blur(weight, box)
+def _per_tile(image: npt.NDArray[np.float32], n: int, radius: int, mode: str,
+              operation: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """Apply a neighbourhood ``operation`` to each of ``n`` tiles stacked top to bottom in
+    ``image`` (n * h, w[, c]), as if alone: each tile is padded by ``radius`` cells ("reflect":
+    OpenCV's default BORDER_REFLECT_101; "zero": zeros), filtered, and cut back."""
+    h, w = image.shape[0] // n, image.shape[1]
+    tiles = image.reshape(n, h, w, *image.shape[2:])
+    if mode == "reflect":
+        padded = tiles.take(_reflect_index(h, radius), axis=1).take(_reflect_index(w, radius), axis=2)
+    else:
+        padded = np.zeros((n, h + 2 * radius, w + 2 * radius, *image.shape[2:]), image.dtype)
+        padded[:, radius:-radius, radius:-radius] = tiles
+    out = operation(padded.reshape(n * (h + 2 * radius), w + 2 * radius, *image.shape[2:]))
+    out = out.reshape(n, h + 2 * radius, w + 2 * radius, *image.shape[2:])[:, radius:-radius, radius:-radius]
+    return np.ascontiguousarray(out).reshape(image.shape)
+
+
+def _reflect_index(size: int, radius: int) -> npt.NDArray[np.intp]:
+    """Indices that pad ``size`` items by ``radius`` at each end, mirrored about the end items."""
+    index = np.arange(-radius, size + radius)
+    index = np.abs(index)
+    return np.where(index > size - 1, 2 * (size - 1) - index, index)
+
+
+def _masked_mean(grid: npt.NDArray[np.float32], mask: npt.NDArray[np.uint8], box: int, n: int,
+                 prior: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+    """Box-filtered (``box`` x ``box`` cells, per tile) mean colour of ``grid`` (n * h, w, 4: BGR
+    and ones) over the cells where ``mask`` (n * h, w uint8) is non-zero, with ``prior`` (sums
+    and weight, (n * h, w, 4)) added: float32 (n * h, w, 3), at least 8."""
+    masked = cv2.bitwise_and(grid, grid, mask=mask)
+    sums = _per_tile(masked, n, box // 2, "reflect", lambda a: cv2.blur(a, (box, box)))
     if prior is not None:
-        total += _PAPER_PRIOR * prior
-        count += _PAPER_PRIOR
-    return np.maximum(total / np.maximum(count, 1e-3)[:, :, None], 8.0)
+        sums += prior
+    return np.maximum(sums[:, :, :3] / np.maximum(sums[:, :, 3:], 1e-3), 8.0)
 
 
 def segment_ink(card: npt.NDArray[np.uint8]) -> InkSegmentation:
     """Find the ink and the symbol blobs of a canonical card (BGR uint8 (250, 160, 3))."""
-    check_canonical(card)
-    face = card[MARGIN:-MARGIN, MARGIN:-MARGIN]
-    # An exact 2x reduction (OpenCV's fast path), then cropped to whole paper cells.
-    small = cv2.resize(face, (_FACE_W // _SCALE, _FACE_H // _SCALE), interpolation=cv2.INTER_AREA)
-    small = small[:_SMALL_H, :_SMALL_W]
-    white = white_balance(small)
+    return segment_inks([card])[0]
+
+
+def segment_inks(cards: Sequence[npt.NDArray[np.uint8]]) -> list[InkSegmentation]:
+    """`segment_ink` of many cards; the pixel work is done for all of them at once (the same
+    result as one by one, faster)."""
+    for card in cards:
+        check_canonical(card)
+    n = len(cards)
+    if not n:
+        return []
+    # An exact 2x reduction (OpenCV's fast path) of the rows that make whole paper cells, all
+    # faces stacked top to bottom.
+    small = np.empty((n * _SMALL_H, _SMALL_W, 3), np.uint8)
+    for i, card in enumerate(cards):
+        small[i * _SMALL_H:(i + 1) * _SMALL_H] = cv2.resize(
+            card[MARGIN:MARGIN + _SMALL_H * _SCALE, MARGIN:MARGIN + _SMALL_W * _SCALE], (_SMALL_W, _SMALL_H),
+            interpolation=cv2.INTER_AREA)
+    white = _white_balance_tiles(small, n)
     b, g, r = cv2.split(white)
     lowest = cv2.min(cv2.min(b, g), r)
     ink = 1.0 - lowest
     chroma = cv2.max(cv2.max(b, g), r) - lowest
-    paper_mask = (ink < _PAPER_INK).astype(np.uint8)
+    ink_chroma = cv2.merge([ink, chroma])
+    paper_mask = (ink < _PAPER_INK).view(np.uint8)
     small_b, small_g, small_r = cv2.split(small)
     darkest = cv2.min(cv2.min(small_b, small_g), small_r)
-    paper_level = cv2.mean(darkest, mask=paper_mask)[0] if paper_mask.any() else float(darkest.max())
-    # (A full sort: np.partition slows down tenfold on the many exact zeros of clean paper.)
-    flat = np.sort(ink, axis=None)
-    strong = float(flat[int(0.995 * flat.size)])
-    # Paper grain and glare set the noise floor below which nothing is ink.
-    paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
-    noise = float(paper_mean[0, 0] + 4.0 * paper_std[0, 0]) if paper_mask.any() else 0.0
+    segmentations = []
+    for i, card in enumerate(cards):
+        rows = slice(i * _SMALL_H, (i + 1) * _SMALL_H)
+        # The paper's level (its mean darkest channel) and the ink that paper grain and glare
+        # reach: the noise floor below which nothing is ink.
+        mask = paper_mask[rows]
+        if cv2.countNonZero(mask):
+            paper_level = cv2.mean(darkest[rows], mask=mask)[0]
+            paper_mean, paper_std = cv2.meanStdDev(ink[rows], mask=mask)
+            spread = float(paper_std[0, 0])
+            noise = float(paper_mean[0, 0]) + 4.0 * spread
+        else:
+            paper_level, noise, spread = float(darkest[rows].max()), 0.0, 0.0
+        segmentations.append(_segment_face(card[MARGIN:-MARGIN, MARGIN:-MARGIN], white[rows], ink[rows],
+                                           chroma[rows], ink_chroma[rows], paper_level, noise, spread))
+    return segmentations
+
+
+def _segment_face(face: npt.NDArray[np.uint8], white: npt.NDArray[np.float32], ink: npt.NDArray[np.float32],
+                  chroma: npt.NDArray[np.float32], ink_chroma: npt.NDArray[np.float32], paper_level: float,
+                  noise: float, spread: float) -> InkSegmentation:
+    """The strokes and symbol blobs of one face from its ink; ``noise``: the ink level that
+    paper grain and glare reach, below which nothing is ink; ``spread``: the paper ink's
+    standard deviation."""
+    strong = _strongest(ink)
     high = max(_INK_FLOOR, _INK_FRACTION * strong, noise)
     low = max(_INK_FLOOR, _INK_LOW_FRACTION * strong, noise)
     strokes = _hysteresis(ink, high=high, low=min(low, high))
@@ -193,44 +303,80 @@ def segment_ink(card: npt.NDArray[np.uint8]) -> InkSegmentation:
     contours, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     # Blobs are sized by their bounding box, so an outline with a faint gap (which fills as
     # just its stroke) still counts as the symbol it is.
-    sizes = [_box_area(c) for c in contours]
-    largest = max(sizes, default=0)
-    keep = [c for c, size in zip(contours, sizes)
-            if size >= _BLOB_OF_LARGEST * largest and size >= _BLOB_OF_FACE * _FACE_AREA
-            and _is_centred(c)]
-    keep.sort(key=lambda c: float(c[:, 0, 1].min()))
+    boxes = [cv2.boundingRect(c) for c in contours]
+    largest = max((w * h for _, _, w, h in boxes), default=0)
+    least = max(_BLOB_OF_LARGEST * largest, _BLOB_OF_FACE * _FACE_AREA)
+    keep = sorted(((box, c) for box, c in zip(boxes, contours)
+                   if box[2] * box[3] >= least and _is_centred(box)), key=lambda item: item[0][1])
     filled = np.zeros_like(strokes)
-    cv2.drawContours(filled, keep, -1, 255, thickness=cv2.FILLED)
-    return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, tuple(keep), filled)
+    symbols = tuple(c for _, c in keep)
+    cv2.drawContours(filled, symbols, -1, 255, thickness=cv2.FILLED)
+    return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, symbols, filled,
+                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma, spread)
+
+
+def _strongest(ink: npt.NDArray[np.float32]) -> float:
+    """The 99.5th percentile of ``ink`` (the value at that rank of the sorted pixels).
+
+    Only the pixels above a low floor are partitioned when they hold that rank: a partition of
+    the whole card slows down tenfold on the many exact zeros of clean paper.
+    """
+    flat = ink.reshape(-1)
+    rank = int(0.995 * flat.size)
+    top = flat.size - rank  # pixels at or above the rank
+    candidates = flat[flat > _INK_FLOOR / 2]
+    if candidates.size >= top:
+        at = candidates.size - top
+        return float(np.partition(candidates, at)[at])
+    return float(np.sort(flat)[rank])
 
 
 def _hysteresis(ink: npt.NDArray[np.float32], high: float, low: float) -> npt.NDArray[np.uint8]:
     """Pixels above ``low`` connected to a pixel above ``high`` (uint8 0/255): strokes whose ink
     fades in places (glare, a worn print) stay whole, while paper texture never seeds a blob."""
-    weak = (ink > low).astype(np.uint8)
+    weak = (ink > low).view(np.uint8)
     n, labels = cv2.connectedComponents(weak, connectivity=8)
     if n <= 1:
         return weak * 255
     seeded = np.zeros(n, np.uint8)
     seeded[labels[ink > high]] = 255
     seeded[0] = 0
-    return seeded[labels]
+    return np.take(seeded, labels)
 
 
-def _is_centred(contour: npt.NDArray[np.int32]) -> bool:
+def _is_centred(box: tuple[int, int, int, int]) -> bool:
     """SET symbols sit on the card's vertical centre line; paper texture and stains need not."""
-    x, _, w, _ = cv2.boundingRect(contour)
+    x, _, w, _ = box
     return abs(x + w / 2 - _SMALL_W / 2) <= _CENTRE_TOLERANCE * _SMALL_W
 
 
-def _box_area(contour: npt.NDArray[np.int32]) -> int:
-    _, _, w, h = cv2.boundingRect(contour)
-    return w * h
+def looks_sideways(seg: InkSegmentation) -> bool:
+    """Whether the ink blobs say the card was warped a quarter turn off.
+
+    Every SET symbol is about twice as wide as it is tall across the card, so in a correct warp
+    its blob is wide; a quarter turn off (the detector took the long sides for the short ones,
+    as a steeply tilted camera can make them look), the blobs come out tall and thin. Only
+    clear evidence counts: a tall blob and not one wide blob (of at least ``_BLOB_OF_FACE`` of
+    the face, anywhere on it: turned symbols are side by side, off the centre line).
+    """
+    least = _BLOB_OF_FACE * _FACE_AREA
+    tall = wide = 0
+    for _, _, w, h in seg.blob_boxes:
+        if w * h < least:
+            continue
+        if h > _SIDEWAYS_RATIO * w:
+            tall += 1
+        elif w > _SIDEWAYS_RATIO * h:
+            wide += 1
+    return tall > 0 and wide == 0
 
 
 def card_features(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """The feature vector of one canonical card: float32 (N_FEATURES,), in FEATURE_NAMES order."""
-    seg = segment_ink(card)
+    return _features(segment_ink(card))
+
+
+def _features(seg: InkSegmentation) -> npt.NDArray[np.float32]:
     inside = cv2.erode(seg.filled, _INSIDE_DISC) if seg.symbols else seg.filled
     values: list[float] = []
     values += _count_features(seg)
@@ -242,21 +388,36 @@ def card_features(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
 
 def features_of_cards(cards: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
     """Stack the features of many canonical cards: float32 (len(cards), N_FEATURES)."""
+    return features_and_turns(cards)[0]
+
+
+def features_and_turns(cards: list[npt.NDArray[np.uint8]]
+                       ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The features of many canonical cards, float32 (n, N_FEATURES), and for each whether its
+    ink says it was warped a quarter turn off (`looks_sideways`), bool (n,): one segmentation
+    serves both."""
     if not cards:
-        return np.zeros((0, N_FEATURES), np.float32)
-    return np.stack([card_features(card) for card in cards])
+        return np.zeros((0, N_FEATURES), np.float32), np.zeros(0, bool)
+    segmentations = segment_inks(cards)
+    return (np.stack([_features(seg) for seg in segmentations]),
+            np.array([looks_sideways(seg) for seg in segmentations], dtype=bool))
 
 
 def _count_features(seg: InkSegmentation) -> list[float]:
     if not seg.symbols:
         return [0.0] * 6
-    boxes = [cv2.boundingRect(c) for c in seg.symbols]
+    boxes = seg.boxes
     areas = [float(w * h) for _, _, w, h in boxes]
     heights = sorted(h for _, _, _, h in boxes)
     top = min(y for _, y, _, _ in boxes)
     bottom = max(y + h for _, y, _, h in boxes)
-    rows = seg.filled.max(axis=1) > 0
-    runs = int(np.count_nonzero(rows[1:] & ~rows[:-1]) + rows[0])
+    # Runs of rows holding ink: a filled blob covers every row of its box, so merge the boxes'
+    # row spans (top to bottom).
+    runs, reach = 0, -1
+    for _, y, _, h in boxes:
+        if y > reach + 1:
+            runs += 1
+        reach = max(reach, y + h - 1)
     total, largest = sum(areas), max(max(areas), 1.0)
     return [float(len(areas)), total / _FACE_AREA, largest / _FACE_AREA, total / largest,
             (bottom - top) / max(heights[len(heights) // 2], 1), float(runs)]
@@ -295,79 +456,114 @@ def _symbol_shape(contour: npt.NDArray[np.int32]) -> list[float]:
     # The symbol alone in its bounding box: the mirror test and the width/height profiles.
     blob = np.zeros((h, w), np.uint8)
     cv2.drawContours(blob, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
-    mirrored = blob[:, ::-1]
-    mirror_iou = np.count_nonzero(blob & mirrored) / max(np.count_nonzero(blob | mirrored), 1)
-    row_width = blob.sum(axis=1) / max(w, 1)
-    col_height = blob.sum(axis=0) / max(h, 1)
-    hu = cv2.HuMoments(cv2.moments(contour)).ravel()[:3]
-    hu = -np.sign(hu) * np.log10(np.abs(hu) + 1e-12)
+    widths = np.count_nonzero(blob, axis=1).tolist()
+    heights = np.count_nonzero(blob, axis=0).tolist()
+    mirrored = cv2.flip(blob, 1)
+    mirror_iou = cv2.countNonZero(cv2.bitwise_and(blob, mirrored)) / max(cv2.countNonZero(cv2.bitwise_or(blob, mirrored)), 1)
+    hu = [(-1.0 if v > 0 else 1.0) * math.log10(abs(v) + 1e-12) if v else 0.0
+          for v in cv2.HuMoments(cv2.moments(contour)).ravel()[:3].tolist()]
     return [solidity, extent_rect, extent_box, aspect, circularity, float(fine), float(coarse),
-            depth, mirror_iou, _at_both_ends(row_width, 0.15), _at_both_ends(row_width, 0.30),
-            _at_both_ends(row_width, 0.5), _at_both_ends(col_height, 0.10),
-            _at_both_ends(col_height, 0.25), *(float(v) for v in hu)]
+            depth, mirror_iou, _at_both_ends(widths, w, 0.15), _at_both_ends(widths, w, 0.30),
+            _at_both_ends(widths, w, 0.5), _at_both_ends(heights, h, 0.10),
+            _at_both_ends(heights, h, 0.25), *hu]
 
 
-def _at_both_ends(profile: npt.NDArray[np.float64], fraction: float) -> float:
-    """The mean of ``profile`` at ``fraction`` of its length from either end (turn-invariant)."""
-    n = len(profile)
+def _at_both_ends(counts: list[int], length: int, fraction: float) -> float:
+    """The symbol's filled fraction of the row (or column) ``length`` at ``fraction`` of the
+    profile ``counts`` from either end, averaged (turn-invariant)."""
+    n = len(counts)
     i = min(n - 1, int(fraction * n))
-    return float(profile[i] + profile[n - 1 - i]) / 2.0
+    return (counts[i] / max(length, 1) + counts[n - 1 - i] / max(length, 1)) / 2.0
 
 
 def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> list[float]:
-    """How much ink is inside the symbols, relative to their border stroke, and how striped."""
+    """How much ink is inside the symbols, relative to their border stroke and to the bare paper
+    around them, and how striped.
+
+    Blur, sensor noise and JPEG put some "ink" on bare paper too (the darkest of three noisy
+    channels is biased dark); the paper away from the symbols measures that level (and the
+    paper's grain its spread), so the ``*_excess_*`` and ``*_over_noise`` features read an
+    outline card as bare paper inside however noisy the photo.
+    """
     strong = max(seg.strong_ink, 1e-3)
     if not seg.symbols or not cv2.countNonZero(inside):
-        return [0.0] * 4
+        return [0.0] * len(FEATURE_GROUPS["shading"])
     stroke = cv2.subtract(seg.filled, inside)
-    inside_ink = cv2.mean(seg.ink, mask=inside)[0]
-    stroke_ink = cv2.mean(seg.ink, mask=stroke)[0] if cv2.countNonZero(stroke) else strong
+    inside_ink, inside_chroma = cv2.mean(seg.ink_chroma, mask=inside)[:2]
+    if cv2.countNonZero(stroke):
+        stroke_ink, stroke_chroma = cv2.mean(seg.ink_chroma, mask=stroke)[:2]
+    else:
+        stroke_ink, stroke_chroma = strong, 1.0
+    # The bare paper: away from every symbol blob.
+    paper = cv2.bitwise_not(cv2.dilate(seg.filled, _PAPER_CLEARANCE))
+    paper_ink, paper_chroma = cv2.mean(seg.ink_chroma, mask=paper)[:2] if cv2.countNonZero(paper) else (0.0, 0.0)
+    noise = max(seg.paper_noise, 1e-3)
     # Stripes are finer than the half-resolution grid: measure their texture at full resolution,
     # as the mean step between neighbouring pixels of the darkest channel, relative to the
     # paper's level and to the card's strongest ink (so that dim light and faint ink cancel).
     # Both directions are summed: stripes may run at any angle on another print of the deck.
-    big_inside = cv2.resize(inside, (_SMALL_W * _SCALE, _SMALL_H * _SCALE), interpolation=cv2.INTER_NEAREST)
-    face_b, face_g, face_r = cv2.split(seg.face[:big_inside.shape[0], :big_inside.shape[1]])
+    # Only the box around the inside (and one pixel before it, for the first steps) is read.
+    x, y, w, h = cv2.boundingRect(inside)
+    x0, y0 = max(_SCALE * x - 1, 0), max(_SCALE * y - 1, 0)
+    x1, y1 = _SCALE * (x + w), _SCALE * (y + h)
+    big_inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    big_inside[_SCALE * y - y0:, _SCALE * x - x0:] = cv2.resize(
+        inside[y:y + h, x:x + w], (_SCALE * w, _SCALE * h), interpolation=cv2.INTER_NEAREST)
+    face_b, face_g, face_r = cv2.split(np.ascontiguousarray(seg.face[y0:y1, x0:x1]))
     gray = cv2.min(cv2.min(face_b, face_g), face_r)
     step_x = cv2.absdiff(gray[:, 1:], gray[:, :-1])
     step_y = cv2.absdiff(gray[1:, :], gray[:-1, :])
     texture = (cv2.mean(step_x, mask=big_inside[:, 1:])[0] + cv2.mean(step_y, mask=big_inside[1:, :])[0]) \
         / (max(seg.paper_level, 1.0) * strong)
+    # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
+    # deepest). A blurred outline stroke (a small card seen from afar) spreads ink some way in,
+    # but not to the middle; stripes and solid ink reach it.
+    depth = cv2.distanceTransform(seg.filled, cv2.DIST_L2, 3)
+    core = cv2.compare(depth, _CORE_DEPTH * cv2.minMaxLoc(depth)[1], cv2.CMP_GE)
+    core_ink, core_chroma = cv2.mean(seg.ink_chroma, mask=core)[:2]
     # Chroma (white-balanced max - min channel) tells faint coloured stripes from grey paper.
-    chroma = seg.chroma
-    chroma_stroke = cv2.mean(chroma, mask=stroke)[0] if cv2.countNonZero(stroke) else 1.0
     return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture,
-            cv2.mean(chroma, mask=inside)[0] / max(chroma_stroke, 1e-3)]
+            inside_chroma / max(stroke_chroma, 1e-3),
+            (inside_ink - paper_ink) / max(stroke_ink - paper_ink, 1e-3),
+            (inside_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
+            _clip((inside_ink - paper_ink) / noise, -20.0, 50.0),
+            (core_ink - paper_ink) / max(stroke_ink - paper_ink, 1e-3),
+            (core_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
+            _clip((core_ink - paper_ink) / noise, -20.0, 50.0)]
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    return min(max(value, low), high)
 
 
 def _color_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> list[float]:
     # The strongest ink pixels of the symbols carry the pigment's colour most purely.
-    _, strongest = cv2.threshold(seg.ink, 0.6 * seg.strong_ink, 255, cv2.THRESH_BINARY)
-    strongest = strongest.astype(np.uint8)
+    strongest = cv2.compare(seg.ink, 0.6 * seg.strong_ink, cv2.CMP_GT)
     if seg.symbols:
         strongest = cv2.bitwise_and(strongest, seg.filled)
     if not cv2.countNonZero(strongest):
         strongest = seg.filled if seg.symbols else np.full_like(strongest, 255)
-    mean = np.array(cv2.mean(seg.white, mask=strongest)[:3])
-    b, g, r = np.maximum(mean, 1e-3)
+    mean = cv2.mean(seg.white, mask=strongest)[:3]
+    b, g, r = (max(v, 1e-3) for v in mean)
     if seg.symbols and cv2.countNonZero(inside):
-        inside_mean = np.array(cv2.mean(seg.white, mask=inside)[:3])
+        inside_mean = cv2.mean(seg.white, mask=inside)[:3]
     else:
         inside_mean = mean
-    return [*_absorption(mean), float(np.log(r / g)), float(np.log(b / g)), *_hue(mean),
+    return [*_absorption(mean), math.log(r / g), math.log(b / g), *_hue(mean),
             *_absorption(inside_mean), *_hue(inside_mean)]
 
 
-def _absorption(bgr: npt.NDArray[np.float64]) -> list[float]:
+def _absorption(bgr: tuple[float, ...]) -> list[float]:
     """How much of each channel the ink takes away from the paper, as fractions summing to 1."""
-    absorbed = np.maximum(1.0 - bgr, 1e-3)
-    return [float(v) for v in absorbed / absorbed.sum()]
+    absorbed = [max(1.0 - v, 1e-3) for v in bgr]
+    total = absorbed[0] + absorbed[1] + absorbed[2]
+    return [v / total for v in absorbed]
 
 
-def _hue(bgr: npt.NDArray[np.float64]) -> list[float]:
+def _hue(bgr: tuple[float, ...]) -> list[float]:
     """The hue of a white-balanced colour as (cos, sin) of its angle in opponent space."""
     b, g, r = bgr
-    red_green = (r - g) / np.sqrt(2.0)
-    yellow_blue = (r + g - 2.0 * b) / np.sqrt(6.0)
-    norm = float(np.hypot(red_green, yellow_blue)) or 1.0
-    return [float(red_green / norm), float(yellow_blue / norm)]
+    red_green = (r - g) / math.sqrt(2.0)
+    yellow_blue = (r + g - 2.0 * b) / math.sqrt(6.0)
+    norm = math.hypot(red_green, yellow_blue) or 1.0
+    return [red_green / norm, yellow_blue / norm]

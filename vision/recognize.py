@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.board import Board, Corners, SeenCard
-from vision.canonical import is_sideways, warp_card
+from vision.canonical import warp_card
 from vision.cardreader import CardReader, CardReading
 from vision.detect import CardQuad, find_cards
 
@@ -80,8 +80,9 @@ class Recognizer:
                              canonical: list[npt.NDArray[np.uint8]], readings: list[CardReading]
                              ) -> tuple[list[CardQuad], list[CardReading]]:
         """Re-read, a quarter turn round, the cards whose symbols say they were warped sideways
-        (see `is_sideways`), and keep the turn when the reader is at least as sure of it."""
-        turned = [i for i, quad in enumerate(quads) if not quad.partial and is_sideways(canonical[i])]
+        (``CardReading.sideways``, from the reader's own ink blobs), and keep the turn when the
+        reader is at least as sure of it."""
+        turned = [i for i, quad in enumerate(quads) if not quad.partial and readings[i].sideways]
         if not turned:
             return quads, readings
         quads, readings = list(quads), list(readings)
