@@ -574,33 +574,34 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     if rough is None:
         return None
     points = contour.reshape(-1, 2).astype(np.float64)
-    sides = np.roll(rough, -1, axis=0) - rough                        # (4, 2)
-    lengths = np.hypot(sides[:, 0], sides[:, 1])
+    sides = rough[_NEXT] - rough                                       # side i: corner i -> i+1
+    lengths = np.sqrt((sides ** 2).sum(axis=1))
     if lengths.min() < 4:
         return None
     directions = sides / lengths[:, None]
-    normals = np.column_stack([-directions[:, 1], directions[:, 0]])
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
     # All four sides at once: (4, N) offsets across and positions along each side.
-    relative = points[None, :, :] - rough[:, None, :]
-    offsets = np.einsum("snk,sk->sn", relative, normals)
-    along = np.einsum("snk,sk->sn", relative, directions)
+    offsets = normals @ points.T - (normals * rough).sum(axis=1)[:, None]
+    along = directions @ points.T - (directions * rough).sum(axis=1)[:, None]
     # Points close to the side and away from the (rounded) corners.
     near = ((np.abs(offsets) < np.maximum(2.0, 0.04 * lengths)[:, None])
-            & (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None]))
-    anchors, line_directions = rough.copy(), directions.copy()
-    for i in range(4):
-        chosen = points[near[i]]
-        if len(chosen) < 5:
-            continue  # too few points to refit: keep the rough side
-        # Least-squares line: through the mean, along the principal axis of the points (the
-        # band around the rough side already keeps other sides and corners out).
-        mean = chosen.mean(axis=0)
-        centred = chosen - mean
-        xx, yy, xy = (centred[:, 0] ** 2).sum(), (centred[:, 1] ** 2).sum(), (centred[:, 0] * centred[:, 1]).sum()
-        angle = 0.5 * np.arctan2(2 * xy, xx - yy)
-        anchors[i], line_directions[i] = mean, (np.cos(angle), np.sin(angle))
+            & (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None])).astype(np.float64)
+    # Least-squares line of each side: through the mean of its points, along their principal
+    # axis (the band around the rough side already keeps other sides and corners out).
+    counts = near.sum(axis=1)
+    refit = counts >= 5  # too few points: keep the rough side
+    safe = np.maximum(counts, 1.0)
+    x, y = points[:, 0], points[:, 1]
+    mean_x, mean_y = near @ x / safe, near @ y / safe
+    xx = near @ (x * x) / safe - mean_x ** 2
+    yy = near @ (y * y) / safe - mean_y ** 2
+    xy = near @ (x * y) / safe - mean_x * mean_y
+    angle = 0.5 * np.arctan2(2 * xy, xx - yy)
+    anchors = np.where(refit[:, None], np.stack([mean_x, mean_y], axis=1), rough)
+    line_directions = np.where(refit[:, None], np.stack([np.cos(angle), np.sin(angle)], axis=1),
+                               directions)
     # Corner i is where side i-1 meets side i.
-    p1, d1 = np.roll(anchors, 1, axis=0), np.roll(line_directions, 1, axis=0)
+    p1, d1 = anchors[_PREVIOUS], line_directions[_PREVIOUS]
     p2, d2 = anchors, line_directions
     determinant = d1[:, 1] * d2[:, 0] - d1[:, 0] * d2[:, 1]
     if np.abs(determinant).min() < 1e-6:
@@ -609,19 +610,24 @@ def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     t = (delta[:, 1] * d2[:, 0] - delta[:, 0] * d2[:, 1]) / determinant
     quad = (p1 + t[:, None] * d1).astype(np.float32)
     # A refit that moves a corner far from the rough one means the sides were not straight.
-    moved = np.hypot(*(quad - rough).T)
+    moved = np.sqrt(((quad - rough) ** 2).sum(axis=1))
     if moved.max() > 0.25 * np.sqrt(cv2.contourArea(rough.astype(np.float32))):
         return rough.astype(np.float32)
     return quad
 
 
+# Corner (or side) indices one step on and one step back round a quad.
+_NEXT = np.array([1, 2, 3, 0])
+_PREVIOUS = np.array([3, 0, 1, 2])
+
+
 def _grow(quad: npt.NDArray[np.float32], distance: float) -> npt.NDArray[np.float32]:
     """Move every side of a convex quad outwards by ``distance`` pixels."""
     points = order_corners(quad).astype(np.float64)
-    sides = np.roll(points, -1, axis=0) - points                       # side i: point i -> i+1
-    directions = sides / np.maximum(np.hypot(sides[:, 0], sides[:, 1]), 1e-9)[:, None]
-    outward = np.column_stack([directions[:, 1], -directions[:, 0]])   # clockwise order, y down
-    n1, n2 = np.roll(outward, 1, axis=0), outward                      # the sides meeting at i
+    sides = points[_NEXT] - points                                     # side i: point i -> i+1
+    directions = sides / np.maximum(np.sqrt((sides ** 2).sum(axis=1)), 1e-9)[:, None]
+    outward = np.stack([directions[:, 1], -directions[:, 0]], axis=1)  # clockwise order, y down
+    n1, n2 = outward[_PREVIOUS], outward                               # the sides meeting at i
     denominator = np.maximum(1.0 + (n1 * n2).sum(axis=1), 1e-3)
     return (points + distance * (n1 + n2) / denominator[:, None]).astype(np.float32)
 
@@ -636,18 +642,18 @@ def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
     center = points.mean(axis=0)
     angles = np.arctan2(points[:, 1] - center[1], points[:, 0] - center[0])
     points = points[np.argsort(angles)]  # clockwise on screen (y points down)
-    sides = np.hypot(*(np.roll(points, -1, axis=0) - points).T)
+    sides = np.sqrt(((points[_NEXT] - points) ** 2).sum(axis=1))
     # Start on a short side: side i runs from point i to point i+1.
     start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
     top_mid = (points[start] + points[(start + 1) % 4]) / 2
     bottom_mid = (points[(start + 2) % 4] + points[(start + 3) % 4]) / 2
     if bottom_mid[1] < top_mid[1]:
         start += 2
-    return np.roll(points, -start, axis=0)
+    return points[(np.arange(4) + start) % 4]
 
 
 def _aspect(corners: npt.NDArray[np.float32]) -> float:
-    sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
+    sides = np.sqrt(((corners[_NEXT] - corners) ** 2).sum(axis=1))
     short = (sides[0] + sides[2]) / 2
     long = (sides[1] + sides[3]) / 2
     return float(long / max(short, 1e-6))
@@ -671,7 +677,8 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     # Sensor noise in dim light is not texture: a median filter removes it and keeps edges
     # (but also thin ink lines, so ink is looked for in the unfiltered patch).
     patch = cv2.medianBlur(raw, 3).astype(np.float32)
-    typical = np.median(patch[_RING], axis=0)
+    ring = patch[_RING]
+    typical = np.array([_percentile(channel, 0.5) for channel in ring.T.copy()], np.float32)
     # Paper under warm lamps turns orange, under daylight blue, but never as tinted as a
     # coloured surface.
     colour = (float(typical[0]), float(typical[1]), float(typical[2]))
@@ -679,15 +686,16 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
         return 0.0, colour, 0.0
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
-    ring = patch[_RING]
     coefficients = _RING_SOLVER @ ring
     residual = np.abs(ring - _RING_DESIGN @ coefficients)
-    close = np.all(residual < 0.08 * typical.max() + 5, axis=1)
+    close = residual.max(axis=1) < 0.08 * typical.max() + 5
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
-    noise = float(np.median(residual.max(axis=1)))
-    paper_there = _MIDDLE_DESIGN @ coefficients
-    difference = np.abs(raw[_MIDDLE] - paper_there).max(axis=1)
+    noise = _percentile(residual.max(axis=1), 0.5)
+    # The plane's paper colour over the middle rectangle: (h, w, 3).
+    paper_there = (_MIDDLE_Y[:, :, None] * coefficients[0] + _MIDDLE_X[:, :, None] * coefficients[1]
+                   + coefficients[2])
+    difference = np.abs(raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS] - paper_there).max(axis=2).ravel()
     ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
     strength = float(_percentile(difference, 0.99) / typical.max())
     if ink < 0.01:
@@ -709,10 +717,13 @@ _RING_PATCH = (40, 64)
 _RING = _ring_mask(_RING_PATCH)
 _RING_DESIGN = np.column_stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
 # The least-squares plane through the ring is a fixed linear map of the ring's pixels.
-_RING_SOLVER = np.linalg.pinv(_RING_DESIGN)
-_MIDDLE = np.zeros(_RING_PATCH[::-1], dtype=bool)
-_MIDDLE[8:-8, 6:-6] = True
-_MIDDLE_DESIGN = np.column_stack([*np.nonzero(_MIDDLE), np.ones(int(_MIDDLE.sum()))]).astype(np.float64)
+_RING_SOLVER = np.linalg.pinv(_RING_DESIGN).astype(np.float32)
+_RING_DESIGN = _RING_DESIGN.astype(np.float32)
+# The card's middle, where its symbols are: rows 8 to 8 from the bottom, columns 6 to 6 from
+# the right, and each pixel's (y, x) there.
+_MIDDLE_ROWS = slice(8, _RING_PATCH[1] - 8)
+_MIDDLE_COLUMNS = slice(6, _RING_PATCH[0] - 6)
+_MIDDLE_Y, _MIDDLE_X = (grid.astype(np.float32) for grid in np.mgrid[_MIDDLE_ROWS, _MIDDLE_COLUMNS])
 
 
 def _percentile(values: npt.NDArray[np.floating], fraction: float) -> float:
