@@ -277,12 +277,10 @@ def _best_neighbour(corners: npt.NDArray[np.float64], step: npt.NDArray[np.float
     if not inside.any():
         return None
     quads = quads[inside]
-    # Sample points spread over each moved outline (bilinear in its corners): (G, V, U, 2).
-    top = quads[:, None, 0] + _GRID_U[None, :, None] * (quads[:, None, 1] - quads[:, None, 0])
-    bottom = quads[:, None, 3] + _GRID_U[None, :, None] * (quads[:, None, 2] - quads[:, None, 3])
-    points = top[:, None] + _GRID_V[None, :, None, None] * (bottom - top)[:, None]
-    xs = np.round(points[..., 0]).astype(int).reshape(len(quads), -1)
-    ys = np.round(points[..., 1]).astype(int).reshape(len(quads), -1)
+    # Sample points round the card's margin, where no symbol is (bilinear in the corners).
+    points = np.einsum("kc,gcd->gkd", _MARGIN_WEIGHTS, quads)                    # (G, K, 2)
+    xs = np.round(points[..., 0]).astype(int)
+    ys = np.round(points[..., 1]).astype(int)
     clear = np.mean(taken[ys, xs] > 0, axis=1) <= 0.1
     support = np.where(clear, np.mean(paper[ys, xs] > 0, axis=1), 0.0)
     best = int(np.argmax(support))
@@ -309,8 +307,18 @@ _NEIGHBOUR_GAPS = np.linspace(0.0, 0.3, 7)
 _NEIGHBOUR_EDGES = 0.6
 _NEIGHBOUR_INK = 0.6
 _SIDE_STEPS = np.linspace(0.15, 0.85, 8)
-_GRID_U = np.linspace(0.1, 0.9, 6)
-_GRID_V = np.linspace(0.08, 0.92, 9)
+
+
+def _margin_weights() -> npt.NDArray[np.float64]:
+    """Bilinear weights (K, 4) of the corners for points round a card's margin: 6-8% in from
+    each side, where the paper shows whatever the symbols."""
+    across, down = np.linspace(0.08, 0.92, 8), np.linspace(0.06, 0.94, 12)
+    u = np.concatenate([across, across, np.full(12, 0.08), np.full(12, 0.92)])
+    v = np.concatenate([np.full(8, 0.06), np.full(8, 0.94), down, down])
+    return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=1)
+
+
+_MARGIN_WEIGHTS = _margin_weights()
 
 
 def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad]
