@@ -167,19 +167,21 @@ class CardReader:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
         sideways flags (n,), as `read` would give."""
         probabilities = self.probabilities(features)
+        # Winning class and its probability per attribute, for all cards at once.
+        best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
+        top = {name: p[np.arange(len(p)), best[name]].tolist() for name, p in probabilities.items()}
+        chosen = {name: best[name].tolist() for name in best}
+        flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
             confidence: dict[str, float] = {}
             uncertain = False
             for name, model in self._models.items():
-                row = probabilities[name][i]
-                best = int(row.argmax())
-                values[name] = model.classes[best]
-                confidence[name] = float(row[best])
+                values[name] = model.classes[chosen[name][i]]
+                confidence[name] = top[name][i]
                 uncertain |= confidence[name] < model.threshold
             card = Card.from_attributes(count=int(values["count"]), color=values["color"],
                                         shading=values["shading"], shape=values["shape"])
-            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain,
-                                        bool(sideways[i]) if sideways is not None else False))
+            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain, flags[i]))
         return readings

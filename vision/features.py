@@ -165,22 +165,23 @@ def white_balance(face: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """
     if face.ndim != 3 or face.shape[2] != 3 or face.shape[0] % _PAPER_CELL or face.shape[1] % _PAPER_CELL:
         raise ValueError(f"face must be (H, W, 3) with H and W multiples of {_PAPER_CELL}, got {face.shape}")
-    return _white_balance_tiles(np.ascontiguousarray(face), 1)
+    height, width = face.shape[:2]
+    grid = cv2.resize(face, (width // _PAPER_CELL, height // _PAPER_CELL), interpolation=cv2.INTER_AREA)
+    return _divide_by_paper(face, _paper_grids(grid, 1))
 
 
-def _white_balance_tiles(faces: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.float32]:
-    """`white_balance` of ``n`` faces stacked top to bottom, uint8 (n * H, W, 3), in one go.
+def _paper_grids(grids: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.float32]:
+    """The paper white of `white_balance` on the cell grids of ``n`` faces stacked top to bottom,
+    uint8 (n * h, w, 3) (each cell the mean of a face's ``_PAPER_CELL`` square): float32
+    (n * h, w, 3), in one go.
 
-    Every grid step is tile-local: the cell averages are exact 4x4 blocks of one face, and the
-    neighbourhood filters run on each face's grid padded as OpenCV pads one image
-    (`_per_tile`), so a face gets the same paper whatever faces share its stack.
+    Every step is tile-local: the neighbourhood filters run on each face's grid padded as OpenCV
+    pads one image (`_per_tile`), so a face gets the same paper whatever faces share its stack.
+    The grids are tiny: done together they cost about what one costs alone.
     """
-    height, width = faces.shape[0] // n, faces.shape[1]
-    cells_h, cells_w = height // _PAPER_CELL, width // _PAPER_CELL
-    small = cv2.resize(faces, (cells_w, n * cells_h), interpolation=cv2.INTER_AREA)
     # The grid with a fourth channel of ones: one box filter of the masked grid then gives the
     # masked colour sums and the cell counts together (exactly: sums of whole numbers).
-    grid = cv2.cvtColor(small, cv2.COLOR_BGR2BGRA).astype(np.float32)
+    grid = cv2.cvtColor(grids, cv2.COLOR_BGR2BGRA).astype(np.float32)
     grid[:, :, 3] = 1.0
     gray = cv2.cvtColor(grid, cv2.COLOR_BGRA2GRAY)
     # (Grey levels are >= 0, so zero padding is neutral for the maximum.)
@@ -196,13 +197,15 @@ def _white_balance_tiles(faces: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np
         b, g, r = cv2.split(colour / paper)
         cell_ink = 1.0 - cv2.min(cv2.min(b, g), r)
         paper = _masked_mean(grid, (cell_ink < _PAPER_INK).view(np.uint8), _PAPER_BOX, n, prior)
-    # Bilinear interpolation would blend neighbouring faces at their shared edge: each face's
-    # grid gets a copy of its first and last cell rows (OpenCV's replicated border) first.
-    rows = np.concatenate([[0], np.arange(cells_h), [cells_h - 1]])
-    padded = paper.reshape(n, cells_h, cells_w, 3).take(rows, axis=1).reshape(n * (cells_h + 2), cells_w, 3)
-    full = cv2.resize(padded, (width, n * (height + 2 * _PAPER_CELL)), interpolation=cv2.INTER_LINEAR)
-    full = full.reshape(n, height + 2 * _PAPER_CELL, width, 3)[:, _PAPER_CELL:-_PAPER_CELL].reshape(n * height, width, 3)
-    white = cv2.divide(faces.astype(np.float32), full)
+    return paper
+
+
+def _divide_by_paper(face: npt.NDArray[np.uint8], paper: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``face`` (H, W, 3) divided by its ``paper`` grid (H / cell, W / cell, 3) brought to full
+    size bilinearly, clipped at 1: float32 (H, W, 3). (One face at a time: its arrays stay small.)"""
+    height, width = face.shape[:2]
+    full = cv2.resize(paper, (width, height), interpolation=cv2.INTER_LINEAR)
+    white = cv2.divide(face.astype(np.float32), full, dst=full)
     return np.minimum(white, 1.0, out=white)
 
 
@@ -255,46 +258,44 @@ def segment_inks(cards: Sequence[npt.NDArray[np.uint8]]) -> list[InkSegmentation
     n = len(cards)
     if not n:
         return []
-    # An exact 2x reduction (OpenCV's fast path) of the rows that make whole paper cells, all
-    # faces stacked top to bottom.
-    small = np.empty((n * _SMALL_H, _SMALL_W, 3), np.uint8)
+    # An exact 2x reduction (OpenCV's fast path) of the rows that make whole paper cells; the
+    # paper-white grids of all faces are estimated together, the rest is done face by face
+    # (arrays of one face stay small, which is faster than one stack of them all).
+    cells_h, cells_w = _SMALL_H // _PAPER_CELL, _SMALL_W // _PAPER_CELL
+    smalls = []
+    grids = np.empty((n * cells_h, cells_w, 3), np.uint8)
     for i, card in enumerate(cards):
-        small[i * _SMALL_H:(i + 1) * _SMALL_H] = cv2.resize(
-            card[MARGIN:MARGIN + _SMALL_H * _SCALE, MARGIN:MARGIN + _SMALL_W * _SCALE], (_SMALL_W, _SMALL_H),
-            interpolation=cv2.INTER_AREA)
-    white = _white_balance_tiles(small, n)
+        small = cv2.resize(card[MARGIN:MARGIN + _SMALL_H * _SCALE, MARGIN:MARGIN + _SMALL_W * _SCALE],
+                           (_SMALL_W, _SMALL_H), interpolation=cv2.INTER_AREA)
+        cv2.resize(small, (cells_w, cells_h), dst=grids[i * cells_h:(i + 1) * cells_h], interpolation=cv2.INTER_AREA)
+        smalls.append(small)
+    papers = _paper_grids(grids, n)
+    return [_segment_face(card[MARGIN:-MARGIN, MARGIN:-MARGIN], small,
+                          _divide_by_paper(small, papers[i * cells_h:(i + 1) * cells_h]))
+            for i, (card, small) in enumerate(zip(cards, smalls))]
+
+
+def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
+                  white: npt.NDArray[np.float32]) -> InkSegmentation:
+    """The ink, strokes and symbol blobs of one face (``face`` full resolution, ``small`` at half
+    resolution, ``white`` that divided by its paper white)."""
     b, g, r = cv2.split(white)
     lowest = cv2.min(cv2.min(b, g), r)
     ink = 1.0 - lowest
     chroma = cv2.max(cv2.max(b, g), r) - lowest
     ink_chroma = cv2.merge([ink, chroma])
+    # The paper's level (its mean darkest channel) and the ink that paper grain and glare reach:
+    # the noise floor below which nothing is ink.
     paper_mask = (ink < _PAPER_INK).view(np.uint8)
     small_b, small_g, small_r = cv2.split(small)
     darkest = cv2.min(cv2.min(small_b, small_g), small_r)
-    segmentations = []
-    for i, card in enumerate(cards):
-        rows = slice(i * _SMALL_H, (i + 1) * _SMALL_H)
-        # The paper's level (its mean darkest channel) and the ink that paper grain and glare
-        # reach: the noise floor below which nothing is ink.
-        mask = paper_mask[rows]
-        if cv2.countNonZero(mask):
-            paper_level = cv2.mean(darkest[rows], mask=mask)[0]
-            paper_mean, paper_std = cv2.meanStdDev(ink[rows], mask=mask)
-            spread = float(paper_std[0, 0])
-            noise = float(paper_mean[0, 0]) + 4.0 * spread
-        else:
-            paper_level, noise, spread = float(darkest[rows].max()), 0.0, 0.0
-        segmentations.append(_segment_face(card[MARGIN:-MARGIN, MARGIN:-MARGIN], white[rows], ink[rows],
-                                           chroma[rows], ink_chroma[rows], paper_level, noise, spread))
-    return segmentations
-
-
-def _segment_face(face: npt.NDArray[np.uint8], white: npt.NDArray[np.float32], ink: npt.NDArray[np.float32],
-                  chroma: npt.NDArray[np.float32], ink_chroma: npt.NDArray[np.float32], paper_level: float,
-                  noise: float, spread: float) -> InkSegmentation:
-    """The strokes and symbol blobs of one face from its ink; ``noise``: the ink level that
-    paper grain and glare reach, below which nothing is ink; ``spread``: the paper ink's
-    standard deviation."""
+    if cv2.countNonZero(paper_mask):
+        paper_level = cv2.mean(darkest, mask=paper_mask)[0]
+        paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
+        spread = float(paper_std[0, 0])
+        noise = float(paper_mean[0, 0]) + 4.0 * spread
+    else:
+        paper_level, noise, spread = float(darkest.max()), 0.0, 0.0
     strong = _strongest(ink)
     high = max(_INK_FLOOR, _INK_FRACTION * strong, noise)
     low = max(_INK_FLOOR, _INK_LOW_FRACTION * strong, noise)
