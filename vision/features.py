@@ -15,9 +15,9 @@ deck and one camera carries over to others:
   it (blur and noise put some "ink" on bare paper too), and from the stripe texture there, and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
-The pixel work of many cards is done at once (`segment_inks`, `features_and_turns`: faces stacked
-top to bottom, every neighbourhood step padded per face), with exactly the result of one card at
-a time; the same segmentation also says whether a card was warped a quarter turn off
+Many cards are read together (`segment_inks`, `features_and_turns`: the tiny paper-white grids
+of all faces in one stack, the rest face by face), with exactly the result of one card at a
+time; the same segmentation also says whether a card was warped a quarter turn off
 (`looks_sideways`).
 
 Each attribute's classifier sees only its own group of features (`FEATURE_GROUPS`).
@@ -175,18 +175,16 @@ def _paper_grids(grids: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.float32
     uint8 (n * h, w, 3) (each cell the mean of a face's ``_PAPER_CELL`` square): float32
     (n * h, w, 3), in one go.
 
-    Every step is tile-local: the neighbourhood filters run on each face's grid padded as OpenCV
-    pads one image (`_per_tile`), so a face gets the same paper whatever faces share its stack.
-    The grids are tiny: done together they cost about what one costs alone.
+    Every step is tile-local: the neighbourhood filters run on each face's grid alone
+    (`_per_tile`), the rest cell by cell, so a face gets the same paper whatever faces share its
+    stack. The grids are tiny: done together they cost little more than one alone.
     """
     # The grid with a fourth channel of ones: one box filter of the masked grid then gives the
     # masked colour sums and the cell counts together (exactly: sums of whole numbers).
     grid = cv2.cvtColor(grids, cv2.COLOR_BGR2BGRA).astype(np.float32)
     grid[:, :, 3] = 1.0
     gray = cv2.cvtColor(grid, cv2.COLOR_BGRA2GRAY)
-    # (Grey levels are >= 0, so zero padding is neutral for the maximum.)
-    local_max = _per_tile(gray, n, _PAPER_FILTER.shape[0] // 2, "zero",
-                          lambda a: cv2.dilate(a, _PAPER_FILTER))
+    local_max = _per_tile(gray, n, lambda a, dst: cv2.dilate(a, _PAPER_FILTER, dst=dst))
     first = _masked_mean(grid, cv2.compare(gray, 0.85 * local_max, cv2.CMP_GE), _PAPER_FILTER.shape[0], n)
     prior = np.empty_like(grid)
     prior[:, :, :3] = _PAPER_PRIOR * first
@@ -209,28 +207,15 @@ def _divide_by_paper(face: npt.NDArray[np.uint8], paper: npt.NDArray[np.float32]
     return np.minimum(white, 1.0, out=white)
 
 
-def _per_tile(image: npt.NDArray[np.float32], n: int, radius: int, mode: str,
-              operation: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
-    """Apply a neighbourhood ``operation`` to each of ``n`` tiles stacked top to bottom in
-    ``image`` (n * h, w[, c]), as if alone: each tile is padded by ``radius`` cells ("reflect":
-    OpenCV's default BORDER_REFLECT_101; "zero": zeros), filtered, and cut back."""
-    h, w = image.shape[0] // n, image.shape[1]
-    tiles = image.reshape(n, h, w, *image.shape[2:])
-    if mode == "reflect":
-        padded = tiles.take(_reflect_index(h, radius), axis=1).take(_reflect_index(w, radius), axis=2)
-    else:
-        padded = np.zeros((n, h + 2 * radius, w + 2 * radius, *image.shape[2:]), image.dtype)
-        padded[:, radius:-radius, radius:-radius] = tiles
-    out = operation(padded.reshape(n * (h + 2 * radius), w + 2 * radius, *image.shape[2:]))
-    out = out.reshape(n, h + 2 * radius, w + 2 * radius, *image.shape[2:])[:, radius:-radius, radius:-radius]
-    return np.ascontiguousarray(out).reshape(image.shape)
-
-
-def _reflect_index(size: int, radius: int) -> npt.NDArray[np.intp]:
-    """Indices that pad ``size`` items by ``radius`` at each end, mirrored about the end items."""
-    index = np.arange(-radius, size + radius)
-    index = np.abs(index)
-    return np.where(index > size - 1, 2 * (size - 1) - index, index)
+def _per_tile(image: npt.NDArray[np.float32], n: int,
+              operation: Callable[..., npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """Apply a neighbourhood ``operation(src, dst=...)`` to each of ``n`` tiles stacked top to
+    bottom in ``image`` (n * h, w[, c]) on its own (with OpenCV's border of one image)."""
+    h = image.shape[0] // n
+    out = np.empty_like(image)
+    for i in range(n):
+        operation(image[i * h:(i + 1) * h], dst=out[i * h:(i + 1) * h])
+    return out
 
 
 def _masked_mean(grid: npt.NDArray[np.float32], mask: npt.NDArray[np.uint8], box: int, n: int,
@@ -239,7 +224,7 @@ def _masked_mean(grid: npt.NDArray[np.float32], mask: npt.NDArray[np.uint8], box
     and ones) over the cells where ``mask`` (n * h, w uint8) is non-zero, with ``prior`` (sums
     and weight, (n * h, w, 4)) added: float32 (n * h, w, 3), at least 8."""
     masked = cv2.bitwise_and(grid, grid, mask=mask)
-    sums = _per_tile(masked, n, box // 2, "reflect", lambda a: cv2.blur(a, (box, box)))
+    sums = _per_tile(masked, n, lambda a, dst: cv2.blur(a, (box, box), dst=dst))
     if prior is not None:
         sums += prior
     return np.maximum(sums[:, :, :3] / np.maximum(sums[:, :, 3:], 1e-3), 8.0)
@@ -512,9 +497,14 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
         inside[y:y + h, x:x + w], (_SCALE * w, _SCALE * h), interpolation=cv2.INTER_NEAREST)
     face_b, face_g, face_r = cv2.split(np.ascontiguousarray(seg.face[y0:y1, x0:x1]))
     gray = cv2.min(cv2.min(face_b, face_g), face_r)
-    step_x = cv2.absdiff(gray[:, 1:], gray[:, :-1])
-    step_y = cv2.absdiff(gray[1:, :], gray[:-1, :])
-    texture = (cv2.mean(step_x, mask=big_inside[:, 1:])[0] + cv2.mean(step_y, mask=big_inside[1:, :])[0]) \
+    # (Steps between neighbours of the flattened rows: contiguous views, no copies; a step that
+    # wraps from one row's end to the next row's start is masked out by its first column.)
+    pixels, mask, width = gray.reshape(-1), big_inside.reshape(-1), gray.shape[1]
+    mask_x = big_inside.copy()
+    mask_x[:, 0] = 0
+    step_x = cv2.absdiff(pixels[1:], pixels[:-1])
+    step_y = cv2.absdiff(pixels[width:], pixels[:-width])
+    texture = (cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=mask[width:])[0]) \
         / (max(seg.paper_level, 1.0) * strong)
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
     # deepest). A blurred outline stroke (a small card seen from afar) spreads ink some way in,
