@@ -252,3 +252,15 @@ def test_a_block_of_touching_cards_is_never_taken_as_explained() -> None:
     paper = np.zeros((400, 400), np.uint8)
     assert detect._unexplained_region([block], [paper]) == (False, None)
     assert detect._unexplained_region([], [paper]) == (True, None)
+
+
+def test_a_close_up_of_one_card_is_one_card_not_its_symbols() -> None:
+    # The card fills half the photo; its three striped ovals make fine quads too, and outnumber
+    # it, but show only their stripes: far fainter ink than the card's outline strokes.
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(7001, 1, size=(960, 720), effects=0.6)
+    assert truth["cards"][0]["visibility"] == "full"
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert same_quad(cards[0].corners, np.array(truth["cards"][0]["corners"], np.float32)) < 6.0

@@ -100,6 +100,11 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
                                                   interpolation=cv2.INTER_AREA)
     whiteness, equalised, edges = _base_maps(small)
     candidates: list[CardQuad] = []
+
+    def settled() -> list[CardQuad]:
+        """The cards the candidates so far make: one per place, consistent with each other."""
+        return _keep_consistent(_merge_overlapping(candidates, small.shape[0] * small.shape[1]), small)
+
     masks = _candidate_masks(small, whiteness, equalised, edges)
     region: _Region | None = None  # where the later steps look; None: everywhere
     for index, (mask, inset) in enumerate(masks):
@@ -108,11 +113,11 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             # The costlier maps and second looks are only needed where the cards the
             # whiteness maps found leave card-sized paper-like blobs unexplained; on many
             # tables that is nowhere.
-            cards = _keep_consistent(_merge_overlapping(candidates), small)
+            cards = settled()
             explained, region = _unexplained_region(cards, [m for m, _ in masks[:3]])
             if explained:
                 return _rescaled(cards, scale)
-    cards = _keep_consistent(_merge_overlapping(candidates), small)
+    cards = settled()
     # The cards found so far show what this deck's paper looks like under this light: a map of
     # that colour separates the other cards from a pale table far better than whiteness does.
     paper_mask = _paper_colour_mask(small, cards)
@@ -121,7 +126,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         candidates.extend(dataclasses.replace(quad, guess=True) for quad in
                           _quads_in_mask(paper_mask, small, edges, candidates, 0.5, region=region))
         if len(candidates) > before:
-            cards = _keep_consistent(_merge_overlapping(candidates), small)
+            cards = settled()
         masks = [masks[0], masks[1], (paper_mask, 0.5)]
     # Cards found are known paper: taking them out of the whiteness maps leaves the cards
     # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
@@ -137,7 +142,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
                               _quads_in_mask(residual, small, edges, candidates, inset, smallest,
                                              region=region))
         if len(candidates) > before:
-            cards = _keep_consistent(_merge_overlapping(candidates), small)
+            cards = settled()
         # Cards laid edge to edge show no seam at all in places: their neighbours are found by
         # laying a found card's outline next to it, where there is paper.
         paper = cv2.bitwise_or(masks[0][0], masks[1][0])
@@ -146,7 +151,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         neighbours = _grid_neighbours(cards, small, paper, edges, region)
         if neighbours:
             candidates.extend(neighbours)
-            cards = _keep_consistent(_merge_overlapping(candidates), small)
+            cards = settled()
     return _rescaled(cards, scale)
 
 
@@ -438,7 +443,7 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
     height, width = mask.shape
     image_area = height * width
     min_area = image_area * 0.0015
-    max_area = image_area * 0.35
+    max_area = image_area * 0.8
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is None:
         return []
@@ -769,8 +774,8 @@ def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
     return inter / union if union else 0.0
 
 
-def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
-    """One quad per card from the candidates of all maps.
+def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -> list[CardQuad]:
+    """One quad per card from the candidates of all maps (in an image of ``image_area`` pixels).
 
     Of overlapping candidates the best scored is kept. Then containment is settled: a quad that
     holds two or more card-sized quads is two touching cards seen as one blob, and is dropped;
@@ -799,9 +804,15 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
         inside = [j for j, other in enumerate(kept) if j != i and other.area < 0.7 * quad.area
                   and cv2.pointPolygonTest(outline, tuple(map(float, other.center)), False) > 0]
         # A symbol is a small part of its card; whatever is near the typical card size is a
-        # card (a quad holding many cards dwarfs each of them).
-        card_sized = [j for j in inside if kept[j].area > 0.25 * quad.area
-                      or kept[j].area > 0.4 * typical(kept[j].center)]
+        # card (a quad holding many cards dwarfs each of them). In a close-up, though, the
+        # symbols outnumber the cards and set the typical size: there a quad traced inside a
+        # printed symbol (at most an eighth of its card) is told by its ink, that symbol's
+        # stripes or stroke, far fainter than the whole card's strongest ink.
+        close_up = quad.area > _CLOSE_UP * image_area
+        card_sized = [j for j in inside if (kept[j].area > 0.25 * quad.area
+                                            or kept[j].area > 0.4 * typical(kept[j].center))
+                      and not (close_up and kept[j].area < 0.15 * quad.area
+                               and kept[j].ink < _INNER_CARD_INK * quad.ink)]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
@@ -815,6 +826,14 @@ def _merge_overlapping(candidates: list[CardQuad]) -> list[CardQuad]:
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+# A quad inside another is a card, not a symbol, only with at least this fraction of the other's
+# ink strength: symbols traced inside a card come out at 0.4-0.55 of it (generated close-ups),
+# cards inside a block of cards at about 1.
+_INNER_CARD_INK = 0.7
+# A quad over this fraction of the image is a close-up of a card or a few.
+_CLOSE_UP = 0.2
 
 
 def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
