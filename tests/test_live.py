@@ -2,8 +2,11 @@
 
 Most tests stand a scripted recogniser in for the real one: it hands out, frame by frame, the
 noisy boards a recogniser would read from a known table (see test_tracking), so the loop's
-plumbing (JSON lines, recording, ends, faults, frame skipping) is tested exactly and fast. The
-end-to-end test at the bottom runs the real recogniser on a generated video.
+plumbing (JSON lines, recording, ends, faults, frame skipping) is tested exactly and fast.
+Reading in several processes (`PoolReading`) is tested with recognisers that read a frame only
+when the test releases it, so the order of events is the test's, not the machine's. The
+end-to-end tests at the bottom run the real recogniser on a generated video, also through the
+reading processes.
 """
 
 from __future__ import annotations

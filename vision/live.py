@@ -695,7 +695,7 @@ class _Worker:
     process: Any  # multiprocessing.process.BaseProcess
     frames: Any  # Connection, parent -> worker: (index, shape) then the pixels
     results: Any  # Connection, worker -> parent: ("ready" | "board" | "error", index, payload)
-    # payload: None, (Board, CPU ms spent reading it), or the error's text
+    # payload: None, the Board read, or the error's text
     ready: bool = False
     reading: Frame | None = None
     done: bool = False
@@ -735,7 +735,6 @@ class PoolReading:
         self.workers = workers
         self.reads = 0
         self.stale = 0
-        self.read_cpu_ms: deque[float] = deque(maxlen=1000)  # CPU time of each board applied
         self._read_at: deque[float] = deque(maxlen=31)
         self._lock = threading.Lock()
         self._latest: tuple[SteadyBoard, Frame] | None = None
@@ -884,9 +883,7 @@ class PoolReading:
             while self._moving and self._moving[0] <= index:
                 self._moving.popleft()
                 moving = True
-            board, cpu_ms = payload
-            self.read_cpu_ms.append(cpu_ms)
-            steady = self.tracker.update(board, scene_moving=moving)
+            steady = self.tracker.update(payload, scene_moving=moving)
             self._applied = index
             self._latest = (steady, frame)
             self.reads += 1
@@ -959,13 +956,12 @@ def _read_boards(blob: bytes, frames: Any, results: Any) -> None:
             pixels = bytearray(math.prod(shape))
             frames.recv_bytes_into(pixels)
             image = np.frombuffer(pixels, np.uint8).reshape(shape)
-            started = time.process_time()
             try:
                 board = recognizer.read_board(image)
             except Exception as error:  # noqa: BLE001
                 results.send(("error", index, f"{type(error).__name__}: {error}"))
                 return
-            results.send(("board", index, (board, (time.process_time() - started) * 1000.0)))
+            results.send(("board", index, board))
     except (EOFError, OSError):
         return  # the parent has gone or closed the pool
 

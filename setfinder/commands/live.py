@@ -29,6 +29,7 @@ examples:
   setfinder live
   setfinder live --camera 1 --record game.mp4
   setfinder live --video table.mp4 --headless --jsonl answers.jsonl
+  setfinder live --video table.mp4 --realtime --workers 2 --headless --jsonl -
 
 --jsonl writes one object per processed frame: {"frame", "time", "answer_frame"
 (the frame the answer was read from), "status" ("starting" | "steady" |
