@@ -13,7 +13,7 @@ from core.cards import Card, full_deck
 from setfinder.cli import main
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH
 from vision.cardreader import CardReader, CardReading, ModelError
-from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, segment_ink
+from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards, segment_ink
 from vision.render import render_card
 from vision import training
 
@@ -119,3 +119,29 @@ def test_train_command_says_what_to_do_without_data(tmp_path: Path, capsys: pyte
     error = capsys.readouterr().err
     assert "set-photos/cards.csv" in error and "--data" in error
     assert not (tmp_path / "models").exists()
+
+
+def test_cards_read_together_get_exactly_the_features_of_one_at_a_time() -> None:
+    rng = np.random.default_rng(11)
+    cards = [render_card(card, rng=rng) for card in full_deck()[::9]]
+    cards.append(np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8))
+    alone = np.stack([card_features(card) for card in cards])
+    np.testing.assert_array_equal(features_of_cards(cards), alone)
+    np.testing.assert_array_equal(features_of_cards(cards[::-1]), alone[::-1])
+
+
+def test_readings_say_which_cards_were_warped_sideways(reader: CardReader) -> None:
+    upright = render_card(Card.parse("2 green striped oval"))
+    sideways = cv2.resize(cv2.rotate(upright, cv2.ROTATE_90_CLOCKWISE), (CARD_WIDTH, CARD_HEIGHT))
+    first, second = reader.read([upright, sideways])
+    assert not first.sideways and second.sideways
+    assert first.card == Card.parse("2 green striped oval")
+
+
+def test_a_hidden_layer_of_the_wrong_shape_is_refused(reader: CardReader) -> None:
+    import json
+
+    data = json.loads(Path(__file__).resolve().parents[1].joinpath("models", "card_reader.json").read_text())
+    data["attributes"]["shading"]["hidden_coef"] = [[0.0]]
+    with pytest.raises(ModelError, match="shading"):
+        CardReader.from_dict(data)

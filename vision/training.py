@@ -524,5 +524,6 @@ def model_card(model: dict[str, Any]) -> str:
         lines.append(f"| {name} | {report['crops']} | {cells} | {report['whole_card']:.2%} | {report['uncertain']:.2%} |")
     lines += ["", "`set-photos test` = crops of the held-out source photos (never seen in training or "
               "calibration); `errcw` = all 81 crops of the other deck. Confusion matrices and timing: "
-              "`python bench/bench_cards.py`.", ""]
+              "`python bench/bench_cards.py`. On whole generated tables (cards as the detector finds them, "
+              "scene seeds never used here): `python bench/bench_scenes.py --scenes 200`.", ""]
     return "\n".join(lines)
