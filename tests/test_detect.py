@@ -240,7 +240,7 @@ def test_stopping_after_the_whiteness_maps_finds_what_the_full_search_finds(
         detect._find_at_scale(image, 1.0), [detect._candidate_masks(image, *detect._base_maps(image))[0][0]])
     assert explained
     quick = find_cards(image)
-    monkeypatch.setattr(detect, "_unexplained_region", lambda cards, maps: (False, None))
+    monkeypatch.setattr(detect, "_unexplained_region", lambda cards, maps, whiteness: (False, None))
     full = find_cards(image)
     assert len(quick) == len(full) == 12
     for card in full:

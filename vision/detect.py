@@ -114,7 +114,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             # whiteness maps found leave card-sized paper-like blobs unexplained; on many
             # tables that is nowhere.
             cards = settled()
-            explained, region = _unexplained_region(cards, [m for m, _ in masks[:3]])
+            explained, region = _unexplained_region(cards, [m for m, _ in masks[:3]], whiteness)
             if explained:
                 return _rescaled(cards, scale)
     cards = settled()
@@ -181,13 +181,16 @@ class _Region:
         return bool(i[y + h, x + w] - i[y, x + w] - i[y + h, x] + i[y, x] > 0)
 
 
-def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.uint8]]
+def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.uint8]],
+                        whiteness: npt.NDArray[np.uint8] | None = None
                         ) -> tuple[bool, _Region | None]:
     """Whether the cards account for every card-sized blob of the paper maps (uint8 0/255),
     and if not, the region around the blobs they leave unexplained (None: look everywhere).
 
-    One or two cards are never taken as the whole story: a quad around a block of touching
-    cards looks like one big card until the other maps show its parts.
+    A blob far darker (in ``whiteness``, if given) than the cards' paper, even in shadow, is
+    no card: the local map marks a glossy patch of a black table as locally white. One or two
+    cards are never taken as the whole story: a quad around a block of touching cards looks
+    like one big card until the other maps show its parts.
     """
     whole = [c for c in cards if not c.partial]
     if 0 < len(whole) < 3:
@@ -202,8 +205,14 @@ def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.u
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, _SQUARE5)
     smallest = 0.3 * min((c.area for c in whole), default=0.0015 * height * width / 0.3)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=8)
-    unexplained = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= smallest)
-    unexplained = unexplained[unexplained > 0]  # label 0 is the background
+    card_sized = stats[:, cv2.CC_STAT_AREA] >= smallest
+    card_sized[0] = False  # label 0 is the background
+    if whiteness is not None and whole and card_sized.any():
+        brightness = (np.bincount(labels.ravel(), weights=whiteness.ravel(), minlength=count)
+                      / np.maximum(stats[:, cv2.CC_STAT_AREA], 1))
+        paper = float(np.median([min(c.paper) for c in whole]))
+        card_sized &= brightness >= _SHADOWED_PAPER * paper
+    unexplained = np.flatnonzero(card_sized)
     if len(unexplained) == 0:
         return True, None
     if not whole:
@@ -218,6 +227,8 @@ def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.u
 
 
 _SQUARE5 = np.ones((5, 5), np.uint8)
+# Paper in a deep shadow still keeps this fraction of the lit cards' brightness.
+_SHADOWED_PAPER = 0.35
 
 
 def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
