@@ -897,23 +897,33 @@ def _centers_close(a: CardQuad, b: CardQuad) -> bool:
     return distance < 0.5 * np.sqrt(max(a.area, b.area))
 
 
-def _outside_colour(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]
-                    ) -> tuple[float, float, float]:
-    """Median BGR just outside a card's outline (what it lies on), from the points in the image."""
-    center = corners.mean(axis=0)
+def _outside_colours(image: npt.NDArray[np.uint8], quads: list[npt.NDArray[np.float32]]
+                     ) -> npt.NDArray[np.float64]:
+    """Median BGR just outside each card's outline (what it lies on), from the points in the
+    image: float64 (n, 3), black for an outline with no point in the image."""
+    if not quads:
+        return np.zeros((0, 3))
+    corners = np.asarray(quads, dtype=np.float64)                            # (n, 4, 2)
+    center = corners.mean(axis=1, keepdims=True)
     outline = center + (corners - center) * 1.12
-    steps = np.linspace(0.1, 0.9, 9)[:, None]
-    points = np.vstack([a + (b - a) * steps for a, b in zip(outline, np.roll(outline, -1, axis=0))])
+    ends = outline[:, _NEXT]
+    steps = np.linspace(0.1, 0.9, 9)[None, None, :, None]
+    points = (outline[:, :, None] + (ends - outline)[:, :, None] * steps).reshape(len(quads), -1, 2)
     height, width = image.shape[:2]
-    inside = (points[:, 0] >= 0) & (points[:, 0] < width) & (points[:, 1] >= 0) & (points[:, 1] < height)
-    if not inside.any():
-        return (0.0, 0.0, 0.0)
-    xs, ys = points[inside, 0].astype(int), points[inside, 1].astype(int)
-    median = np.median(image[ys, xs].astype(np.float64), axis=0)
-    return (float(median[0]), float(median[1]), float(median[2]))
+    inside = ((points[..., 0] >= 0) & (points[..., 0] < width)
+              & (points[..., 1] >= 0) & (points[..., 1] < height))
+    xs = np.clip(points[..., 0], 0, width - 1).astype(int)
+    ys = np.clip(points[..., 1], 0, height - 1).astype(int)
+    colours = image[ys, xs].astype(np.float64)                               # (n, k, 3)
+    colours[~inside] = np.nan
+    medians = np.full((len(quads), 3), 0.0)
+    seen = inside.any(axis=1)
+    if seen.any():
+        medians[seen] = np.nanmedian(colours[seen], axis=1)
+    return medians
 
 
-def _tint(colour: tuple[float, float, float]) -> npt.NDArray[np.float64]:
+def _tint(colour: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness."""
     values = np.asarray(colour, dtype=np.float64)
     return values / max(float(values.sum()), 1e-6)
@@ -936,7 +946,8 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), 1.56
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
-    table_tint = (np.median([_tint(_outside_colour(image, c.corners)) for c in whole], axis=0)
+    outside = dict(zip(map(id, cards), _outside_colours(image, [c.corners for c in cards])))
+    table_tint = (np.median([_tint(outside[id(c)]) for c in whole], axis=0)
                   if len(whole) >= 3 else None)
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth.
@@ -949,7 +960,7 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         if card.partial and paper_tint is not None and table_tint is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
                 continue  # a cut "card" whose paper is not the colour of the others: not a card
-            if np.abs(_tint(_outside_colour(image, card.corners)) - table_tint).max() > 0.06:
+            if np.abs(_tint(outside[id(card)]) - table_tint).max() > 0.06:
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
