@@ -23,7 +23,10 @@ minutes to make). The runs, all drawing the overlay as the window would:
 
 Wall times depend on what else the machine is doing; the CPU times (one OpenCV thread) say
 what the work itself costs. The load average is printed before and after each run: other
-engineers' work on the same 2 cores counts in it and takes CPU from these runs.
+engineers' work on the same 2 cores counts in it and takes CPU from these runs. Where the
+kernel shares CPU between sessions (Linux autogroup, said at the end), a busy machine gives
+this benchmark its session's share whatever the number of processes: reading processes can
+only beat the reading thread on cores that are idle (``--quiet`` waits for them).
 """
 
 from __future__ import annotations
@@ -141,17 +144,24 @@ def load_average() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def idle_cores(seconds: float = 2.0) -> float:
-    """How many cores sat idle over the next ``seconds`` (Linux /proc/stat): what other work
-    leaves for this benchmark, right now (the load average lags by a minute)."""
-    def sample() -> tuple[int, int]:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-        return fields[3] + fields[4], sum(fields)  # idle + iowait, all
+def cpu_ticks() -> tuple[int, int]:
+    """(idle, all) clock ticks of the whole machine so far (Linux /proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[3] + fields[4], sum(fields)  # idle + iowait, all
 
-    idle0, all0 = sample()
+
+def cores_idle_since(ticks: tuple[int, int]) -> float:
+    """How many cores, on average, sat idle since ``ticks`` (from `cpu_ticks`)."""
+    idle, total = cpu_ticks()
+    return (os.cpu_count() or 1) * (idle - ticks[0]) / max(1, total - ticks[1])
+
+
+def idle_cores(seconds: float = 2.0) -> float:
+    """How many cores sat idle over the next ``seconds``: what other work leaves for this
+    benchmark, right now (the load average lags by a minute)."""
+    ticks = cpu_ticks()
     time.sleep(seconds)
-    idle1, all1 = sample()
-    return (os.cpu_count() or 1) * (idle1 - idle0) / max(1, all1 - all0)
+    return cores_idle_since(ticks)
 
 
 def wait_for_quiet(cores: float, patience: float) -> float:
@@ -329,15 +339,15 @@ def run_camera(recognizer: Recognizer, frames: list[np.ndarray], truths: list[di
 
     recorder = VideoRecorder(record, CAMERA_FPS) if record else None
     load_before = load_average()
-    cpu_before = cpu_seconds()
+    cpu_before, ticks = cpu_seconds(), cpu_ticks()
     summary = run_live(source, recognizer, window=DrawOnly(), recorder=recorder, realtime=True, on_result=keep,
                        workers=workers)
-    cpu = cpu_seconds() - cpu_before
+    cpu, idle = cpu_seconds() - cpu_before, cores_idle_since(ticks)
     samples.append((time.perf_counter() - start, rss_mb(), 0.0))
     finished = phases_seen[:-1]  # the last phase may have been cut short by the end of the run
     return {"workers": workers, "arrived": total, "processed": summary.processed, "skipped": summary.skipped,
             "fps": summary.fps, "reads": summary.reads, "reads_per_s": summary.reads / summary.seconds,
-            "stale": summary.stale, "cpu_percent": 100.0 * cpu / summary.seconds,
+            "stale": summary.stale, "cpu_percent": 100.0 * cpu / summary.seconds, "idle": idle,
             "latency": list(latencies), "samples": samples, "load_before": load_before,
             "load_after": load_average(), "updates": [updates.get(p) for p in finished],
             "checked": checked, "correct": correct, "changes": changes, "after_right": after_right}
@@ -352,11 +362,13 @@ def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str
         rows.append([f"{run['workers']} {'processes' if run['workers'] > 1 else 'thread'}",
                      run["arrived"], run["processed"], run["skipped"], f"{run['fps']:.1f}", run["reads"],
                      f"{run['reads_per_s']:.1f}", run["stale"], f"{statistics.median(lat):.0f}",
-                     f"{percentile(lat, 0.95):.0f}", f"{run['cpu_percent']:.0f}%", f"{max(memory):.0f}",
-                     f"{run['load_before']} -> {run['load_after']}"])
+                     f"{percentile(lat, 0.95):.0f}", f"{run['cpu_percent']:.0f}%", f"{run['idle']:.1f}",
+                     f"{max(memory):.0f}", f"{run['load_before']} -> {run['load_after']}"])
     print(markdown_table(["reading", "frames arrived", "shown", "skipped", "shown fps", "boards read", "reads/s",
-                          "stale", "latency median ms", "p95 ms", "CPU (of one core)", "peak MB (all processes)",
-                          "load average before -> after"], rows))
+                          "stale", "latency median ms", "p95 ms", "CPU (of one core)", "cores left idle",
+                          "peak MB (all processes)", "load average before -> after"], rows))
+    print("(CPU: this benchmark's processes together; cores left idle: the whole machine's, on average over"
+          " the run; what neither used went to other work)")
     print()
     print("After each hand left the table (the SET taken, three dealt): time to the right board shown, and the"
           " shown answers from 0.5 s into those phases:")
@@ -446,6 +458,10 @@ def main(argv: list[str] | None = None) -> int:
               f"({pools[-1] - pools[0]:+.1f} MB), over {settled[-1][0] - settled[0][0]:.0f} s")
     print(f"load average at the end (1, 5, 15 min): {load_average()} on {os.cpu_count()} cores "
           "(the machine is shared: other work counts in it)")
+    autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    if autogroup.is_file() and autogroup.read_text().strip() == "1":
+        print("the kernel shares CPU between sessions (autogroup): while other sessions are busy, all of "
+              "this benchmark's processes together get one session's share")
     return 0
 
 
