@@ -2,6 +2,7 @@
 
     python bench/bench_live.py                  # about 4 minutes: speed, latency, answers, memory
     python bench/bench_live.py --workers 1,2,3 --minutes 0.5
+    python bench/bench_live.py --photos         # also the real webcam frames of ../shared as a camera
     nice -n 10 python bench/bench_live.py --minutes 10 --workers 2   # the 10-minute flat-memory run
 
 The clip is `vision.video.generate_clip` (a steady table, a hand takes a SET, deals three), made
@@ -43,12 +44,13 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import markdown_table  # noqa: E402
+from _common import SHARED_DATA, markdown_table  # noqa: E402
 
 import cv2  # noqa: E402
 
 from core.cards import Card  # noqa: E402
 from vision.cardreader import CardReader  # noqa: E402
+from vision.imageio import load_photo  # noqa: E402
 from vision.live import (  # noqa: E402
     Frame, LiveResult, MotionMeter, SetView, VideoRecorder, annotate, default_workers, run_live)
 from vision.recognize import Recognizer  # noqa: E402
@@ -353,7 +355,7 @@ def run_camera(recognizer: Recognizer, frames: list[np.ndarray], truths: list[di
             "checked": checked, "correct": correct, "changes": changes, "after_right": after_right}
 
 
-def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str) -> None:
+def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str, hands: bool = True) -> None:
     print(f"Camera at 30 fps, {minutes:g} min per run (newest frame only, boards read in the background{recording}):")
     rows = []
     for run in runs:
@@ -370,6 +372,8 @@ def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str
     print("(CPU: this benchmark's processes together; cores left idle: the whole machine's, on average over"
           " the run; what neither used went to other work)")
     print()
+    if not hands:
+        return
     print("After each hand left the table (the SET taken, three dealt): time to the right board shown, and the"
           " shown answers from 0.5 s into those phases:")
     rows = []
@@ -386,6 +390,26 @@ def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str
                           "never (phase ended first)", "shown answers right from 0.5 s",
                           "board changes once right (in frames)"], rows))
     print()
+
+
+def camera_on_photos(recognizer: Recognizer, args: argparse.Namespace) -> None:
+    """Camera runs over the real 960x720 webcam frames of ../shared, a still table each (no hand,
+    so no answers to check: reading speed and latency only)."""
+    paths = sorted((SHARED_DATA / "set-photos" / "boards").glob("webcam-*.png"))
+    if not paths:
+        print("\n(no real webcam frames: ../shared/data is absent)")
+        return
+    frames = [load_photo(path).image for path in paths]
+    still = [{"phase": "steady"} for _ in frames]
+    runs = []
+    for workers in args.workers:
+        idle = wait_for_quiet(args.quiet, args.patience) if args.quiet else idle_cores()
+        print(f"\n(camera run over {len(frames)} real webcam frames with {workers} "
+              f"{'processes' if workers > 1 else 'thread'}: load average {load_average()}, {idle:.1f} of "
+              f"{os.cpu_count()} cores idle just before)", flush=True)
+        runs.append(run_camera(recognizer, frames, still, int(2 * CAMERA_FPS), args.minutes * 60.0, workers))
+    print()
+    print_camera_runs(runs, args.minutes, ", real webcam frames", hands=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -405,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="before each camera run, wait until this many cores are idle (shared machines)")
     parser.add_argument("--patience", type=float, default=300.0, metavar="S",
                         help="... but no longer than this (default 300 s)")
+    parser.add_argument("--photos", action="store_true",
+                        help="also camera runs over the labelled real webcam frames in ../shared (each held"
+                             " 2 s, looping, with sensor noise): boards read per second on real frames")
     args = parser.parse_args(argv)
     args.workers = [int(w) for w in (args.workers or f"1,{default_workers()}").split(",")]
     if default_workers() == 1 and args.workers == [1, 1]:
@@ -456,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nAfter the first 20 s: this process {min(mains):.1f}-{max(mains):.1f} MB "
               f"({mains[-1] - mains[0]:+.1f} MB), reading processes {min(pools):.1f}-{max(pools):.1f} MB "
               f"({pools[-1] - pools[0]:+.1f} MB), over {settled[-1][0] - settled[0][0]:.0f} s")
+    if args.photos:
+        camera_on_photos(recognizer, args)
     print(f"load average at the end (1, 5, 15 min): {load_average()} on {os.cpu_count()} cores "
           "(the machine is shared: other work counts in it)")
     autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled")
