@@ -5,6 +5,7 @@ with IoU > 0.5), reading accuracy per attribute and per card on the cards found,
 accuracy (every card found and read right, nothing extra) and SET-list accuracy.
 
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR]
+    python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=200)
     parser.add_argument("--effects", type=float, default=1.0, help="scene difficulty 0..1")
     parser.add_argument("--seed", type=int, default=1000, help="first scene seed")
+    parser.add_argument("--cards", type=int, help="cards on every table (default: 3-21 at random)")
     parser.add_argument("--out", help="write annotated scenes with errors here")
     args = parser.parse_args()
     recognizer = Recognizer()
@@ -54,8 +56,8 @@ def main() -> None:
         seed = args.seed + index
         rng = np.random.default_rng(seed)
         table = tables[index % len(tables)]
-        image, truth = generate_scene(seed, int(rng.integers(3, 22)), size=(960, 720), table=table,
-                                      effects=args.effects)
+        n_cards = args.cards if args.cards is not None else int(rng.integers(3, 22))
+        image, truth = generate_scene(seed, n_cards, size=(960, 720), table=table, effects=args.effects)
         board = recognizer.read_board(image)
         # Cards a person would count: at least half visible.
         expected = [c for c in truth["cards"] if c["visible_fraction"] >= 0.5]
