@@ -30,6 +30,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.quad import NEXT, aspect, fit_quad, grow_quad, order_corners, short_side
+
 # Work on at most this many pixels on the long side: card outlines need no more, and it bounds
 # the time per frame.
 DETECTION_SIDE = 720
@@ -86,7 +88,7 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
     # full resolution, which costs time only for such views.
     if scale < 1.0:
         whole = [c for c in cards if not c.partial]
-        small_cards = not whole or np.median([_short_side(c.corners) for c in whole]) * scale < 45
+        small_cards = not whole or np.median([short_side(c.corners) for c in whole]) * scale < 45
         if small_cards:
             full_scale = min(1.0, 2 * scale)
             again = _find_at_scale(image, full_scale)
@@ -137,7 +139,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     if cards:
         found = np.zeros(small.shape[:2], np.uint8)
         for card in cards:
-            cv2.fillConvexPoly(found, np.round(_grow(card.corners, 1.5)).astype(np.int32), 255)
+            cv2.fillConvexPoly(found, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 255)
         before = len(candidates)
         smallest = 0.3 * min(card.area for card in cards)
         for mask, inset in masks[:3]:  # the whiteness, paper-likeness and paper-colour maps
@@ -204,7 +206,7 @@ def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.u
     for other in paper_maps[1:]:
         cv2.bitwise_or(paper, other, dst=paper)
     for card in cards:
-        cv2.fillConvexPoly(paper, np.round(_grow(card.corners, 4.0)).astype(np.int32), 0)
+        cv2.fillConvexPoly(paper, np.round(grow_quad(card.corners, 4.0)).astype(np.int32), 0)
     # Slivers along the cards' edges and thin lines of texture are no card. The blobs are
     # counted at half resolution: a card-sized blob needs no more, and it is 4x cheaper.
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, _SQUARE5)
@@ -377,11 +379,6 @@ _LIGHTNESS_WEIGHT = 0.25
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
 
-def _short_side(corners: npt.NDArray[np.float32]) -> float:
-    sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
-    return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
-
-
 def _base_maps(image: npt.NDArray[np.uint8]
                ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Whiteness, its local contrast equalisation, and the edges of that (each uint8 (H, W)) of
@@ -494,7 +491,7 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
                inset: float) -> CardQuad | None:
     """The card an outline traces, or None when the outline is not card-like."""
     height, width = image.shape[:2]
-    quad = _fit_quad(contour)
+    quad = fit_quad(contour)
     if quad is None:
         return None
     quad_area = cv2.contourArea(quad)
@@ -503,8 +500,8 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
     xs, ys = contour[:, 0, 0], contour[:, 0, 1]
     partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
                    or xs.max() >= width - 1 - BORDER_MARGIN or ys.max() >= height - 1 - BORDER_MARGIN)
-    corners = order_corners(_grow(quad, inset))
-    if not partial and not MIN_ASPECT <= _aspect(corners) <= MAX_ASPECT:
+    corners = order_corners(grow_quad(quad, inset))
+    if not partial and not MIN_ASPECT <= aspect(corners) <= MAX_ASPECT:
         return None
     paper, colour, ink = _paper_fraction(image, corners)
     if paper < 0.6:
@@ -584,111 +581,6 @@ def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uin
         cv2.line(cut, tuple(map(int, start)), tuple(map(int, end)), 0, 2)
     return [dataclasses.replace(quad, guess=True)
             for quad in _cards_in_pieces(cut, (x0, y0), image, 1.5, min_area)]
-
-
-def _fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
-    """Four corners of the quadrilateral an outline traces, or None if it is no quadrilateral.
-
-    The rough quad from polygon simplification sits inside the rounded corners; each side is
-    then refitted as a straight line through the outline points along it, and the corners are
-    the intersections of neighbouring sides.
-    """
-    hull = cv2.convexHull(contour)
-    perimeter = cv2.arcLength(hull, True)
-    rough = None
-    for fraction in (0.02, 0.03, 0.045, 0.06):
-        approx = cv2.approxPolyDP(hull, fraction * perimeter, True)
-        if len(approx) == 4:
-            rough = approx.reshape(4, 2).astype(np.float64)
-            break
-        if len(approx) < 4:
-            break
-    if rough is None:
-        return None
-    points = contour.reshape(-1, 2).astype(np.float64)
-    sides = rough[_NEXT] - rough                                       # side i: corner i -> i+1
-    lengths = np.sqrt((sides ** 2).sum(axis=1))
-    if lengths.min() < 4:
-        return None
-    directions = sides / lengths[:, None]
-    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
-    # All four sides at once: (4, N) offsets across and positions along each side.
-    offsets = normals @ points.T - (normals * rough).sum(axis=1)[:, None]
-    along = directions @ points.T - (directions * rough).sum(axis=1)[:, None]
-    # Points close to the side and away from the (rounded) corners.
-    near = ((np.abs(offsets) < np.maximum(2.0, 0.04 * lengths)[:, None])
-            & (along > 0.15 * lengths[:, None]) & (along < 0.85 * lengths[:, None])).astype(np.float64)
-    # Least-squares line of each side: through the mean of its points, along their principal
-    # axis (the band around the rough side already keeps other sides and corners out).
-    counts = near.sum(axis=1)
-    refit = counts >= 5  # too few points: keep the rough side
-    safe = np.maximum(counts, 1.0)
-    x, y = points[:, 0], points[:, 1]
-    mean_x, mean_y = near @ x / safe, near @ y / safe
-    xx = near @ (x * x) / safe - mean_x ** 2
-    yy = near @ (y * y) / safe - mean_y ** 2
-    xy = near @ (x * y) / safe - mean_x * mean_y
-    angle = 0.5 * np.arctan2(2 * xy, xx - yy)
-    anchors = np.where(refit[:, None], np.stack([mean_x, mean_y], axis=1), rough)
-    line_directions = np.where(refit[:, None], np.stack([np.cos(angle), np.sin(angle)], axis=1),
-                               directions)
-    # Corner i is where side i-1 meets side i.
-    p1, d1 = anchors[_PREVIOUS], line_directions[_PREVIOUS]
-    p2, d2 = anchors, line_directions
-    determinant = d1[:, 1] * d2[:, 0] - d1[:, 0] * d2[:, 1]
-    if np.abs(determinant).min() < 1e-6:
-        return None
-    delta = p2 - p1
-    t = (delta[:, 1] * d2[:, 0] - delta[:, 0] * d2[:, 1]) / determinant
-    quad = (p1 + t[:, None] * d1).astype(np.float32)
-    # A refit that moves a corner far from the rough one means the sides were not straight.
-    moved = np.sqrt(((quad - rough) ** 2).sum(axis=1))
-    if moved.max() > 0.25 * np.sqrt(cv2.contourArea(rough.astype(np.float32))):
-        return rough.astype(np.float32)
-    return quad
-
-
-# Corner (or side) indices one step on and one step back round a quad.
-_NEXT = np.array([1, 2, 3, 0])
-_PREVIOUS = np.array([3, 0, 1, 2])
-
-
-def _grow(quad: npt.NDArray[np.float32], distance: float) -> npt.NDArray[np.float32]:
-    """Move every side of a convex quad outwards by ``distance`` pixels."""
-    points = order_corners(quad).astype(np.float64)
-    sides = points[_NEXT] - points                                     # side i: point i -> i+1
-    directions = sides / np.maximum(np.sqrt((sides ** 2).sum(axis=1)), 1e-9)[:, None]
-    outward = np.stack([directions[:, 1], -directions[:, 0]], axis=1)  # clockwise order, y down
-    n1, n2 = outward[_PREVIOUS], outward                               # the sides meeting at i
-    denominator = np.maximum(1.0 + (n1 * n2).sum(axis=1), 1e-3)
-    return (points + distance * (n1 + n2) / denominator[:, None]).astype(np.float32)
-
-
-def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
-    """Order four (x, y) points clockwise from the card's top-left, portrait: a short side first.
-
-    Of the two short sides, the one higher in the image is the top (a card upside down reads the
-    same to the card reader, which is trained on both ways round).
-    """
-    points = np.asarray(quad, dtype=np.float32).reshape(4, 2)
-    center = points.mean(axis=0)
-    angles = np.arctan2(points[:, 1] - center[1], points[:, 0] - center[0])
-    points = points[np.argsort(angles)]  # clockwise on screen (y points down)
-    sides = np.sqrt(((points[_NEXT] - points) ** 2).sum(axis=1))
-    # Start on a short side: side i runs from point i to point i+1.
-    start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
-    top_mid = (points[start] + points[(start + 1) % 4]) / 2
-    bottom_mid = (points[(start + 2) % 4] + points[(start + 3) % 4]) / 2
-    if bottom_mid[1] < top_mid[1]:
-        start += 2
-    return points[(np.arange(4) + start) % 4]
-
-
-def _aspect(corners: npt.NDArray[np.float32]) -> float:
-    sides = np.sqrt(((corners[_NEXT] - corners) ** 2).sum(axis=1))
-    short = (sides[0] + sides[2]) / 2
-    long = (sides[1] + sides[3]) / 2
-    return float(long / max(short, 1e-6))
 
 
 def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]
@@ -914,7 +806,7 @@ def _outside_colours(image: npt.NDArray[np.uint8], quads: list[npt.NDArray[np.fl
     corners = np.asarray(quads, dtype=np.float64)                            # (n, 4, 2)
     center = corners.mean(axis=1, keepdims=True)
     outline = center + (corners - center) * 1.12
-    ends = outline[:, _NEXT]
+    ends = outline[:, NEXT]
     steps = np.linspace(0.1, 0.9, 9)[None, None, :, None]
     points = (outline[:, :, None] + (ends - outline)[:, :, None] * steps).reshape(len(quads), -1, 2)
     height, width = image.shape[:2]
@@ -949,7 +841,7 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         # of card-white squares would otherwise make the squares the typical card).
         reference = _plain_unless_few(whole)
         typical = _typical_area_model(reference)
-        typical_aspect = float(np.median([_aspect(c.corners) for c in reference]))
+        typical_aspect = float(np.median([aspect(c.corners) for c in reference]))
     else:
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), 1.56
@@ -972,7 +864,7 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
-                      and 0.85 * typical_aspect <= _aspect(card.corners) <= 1.15 * typical_aspect)
+                      and 0.85 * typical_aspect <= aspect(card.corners) <= 1.15 * typical_aspect)
             if grazed:
                 kept.append(dataclasses.replace(card, partial=False))
             # Less than a third of a card in view cannot be read, and such slivers at the
@@ -982,6 +874,6 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         elif len(whole) < 3:
             kept.append(card)
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
-              and 0.7 * typical_aspect <= _aspect(card.corners) <= 1.4 * typical_aspect):
+              and 0.7 * typical_aspect <= aspect(card.corners) <= 1.4 * typical_aspect):
             kept.append(card)
     return kept
