@@ -319,7 +319,7 @@ def _edge_support(quad: npt.NDArray[np.float32], near_edge: npt.NDArray[np.uint8
     """The fraction of points along a quad's four sides (away from the corners) that lie on or
     next to an edge of the edge map."""
     corners = quad.astype(np.float64)
-    ends = np.roll(corners, -1, axis=0)
+    ends = corners[NEXT]
     points = corners[:, None, :] + _SIDE_STEPS[None, :, None] * (ends - corners)[:, None, :]
     xs = np.clip(np.round(points[..., 0]).astype(int), 0, near_edge.shape[1] - 1)
     ys = np.clip(np.round(points[..., 1]).astype(int), 0, near_edge.shape[0] - 1)
@@ -846,21 +846,22 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), 1.56
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
-    outside = dict(zip(map(id, cards), _outside_colours(image, [c.corners for c in cards])))
-    table_tint = (np.median([_tint(outside[id(c)]) for c in whole], axis=0)
-                  if len(whole) >= 3 else None)
+    # What each card lies on, needed only to judge cut cards against the whole ones.
+    outside = _outside_colours(image, [c.corners for c in cards]) if len(whole) >= 3 else None
+    table_tint = (np.median([_tint(colour) for card, colour in zip(cards, outside) if not card.partial],
+                            axis=0) if outside is not None else None)
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth.
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
     kept = []
-    for card in cards:
+    for index, card in enumerate(cards):
         typical_area = typical(card.center)
         if card.ink < INK_RATIO * typical_ink:
             continue
-        if card.partial and paper_tint is not None and table_tint is not None:
+        if card.partial and paper_tint is not None and outside is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
                 continue  # a cut "card" whose paper is not the colour of the others: not a card
-            if np.abs(_tint(outside[id(card)]) - table_tint).max() > 0.06:
+            if np.abs(_tint(outside[index]) - table_tint).max() > 0.06:
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
