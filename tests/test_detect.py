@@ -237,7 +237,7 @@ def test_stopping_after_the_whiteness_maps_finds_what_the_full_search_finds(
         for col in range(4):
             draw_card(image, card_corners(110 + 190 * col, 100 + 190 * row, 7 * (row - col)))
     explained, _ = detect._unexplained_region(
-        detect._find_at_scale(image, 1.0), [detect._candidate_masks(image, *detect._base_maps(image))[0][0]])
+        detect._find_at_scale(image, 1.0), [detect._Maps(image).global_white])
     assert explained
     quick = find_cards(image)
     monkeypatch.setattr(detect, "_unexplained_region", lambda cards, maps, whiteness: (False, None))

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import cached_property
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -70,7 +71,7 @@ class CardQuad:
     area: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "center", self.corners.mean(axis=0))
+        object.__setattr__(self, "center", self.corners.sum(axis=0) / 4)  # np.mean costs 5x more
         object.__setattr__(self, "area", float(cv2.contourArea(self.corners)))
 
 
@@ -104,23 +105,23 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     interpolation = cv2.INTER_LINEAR if scale >= 0.6 else cv2.INTER_AREA
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=interpolation)
-    whiteness, equalised, edges = _base_maps(small)
+    maps = _Maps(small)
     candidates: list[CardQuad] = []
 
     def settled() -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
         return _keep_consistent(_merge_overlapping(candidates, small.shape[0] * small.shape[1]), small)
 
-    masks = _candidate_masks(small, whiteness, equalised, edges)
     region: _Region | None = None  # where the later steps look; None: everywhere
-    for index, (mask, inset) in enumerate(masks):
-        candidates.extend(_quads_in_mask(mask, small, edges, candidates, inset, region=region))
+    for index, (mask, inset) in enumerate(maps.candidate_masks()):
+        candidates.extend(_quads_in_mask(mask, maps, candidates, inset, region=region))
         if index == 1:
             # The costlier maps and second looks are only needed where the cards the
             # whiteness maps found leave card-sized paper-like blobs unexplained; on many
             # tables that is nowhere.
             cards = settled()
-            explained, region = _unexplained_region(cards, [m for m, _ in masks[:3]], whiteness)
+            explained, region = _unexplained_region(
+                cards, [maps.global_white, maps.paper_like, maps.local_white], maps.whiteness)
             if explained:
                 return _rescaled(cards, scale)
     cards = settled()
@@ -130,10 +131,11 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     if paper_mask is not None:
         before = len(candidates)
         candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                          _quads_in_mask(paper_mask, small, edges, candidates, 0.5, region=region))
+                          _quads_in_mask(paper_mask, maps, candidates, 0.5, region=region))
         if len(candidates) > before:
             cards = settled()
-        masks = [masks[0], masks[1], (paper_mask, 0.5)]
+    paper_maps = [maps.global_white, maps.paper_like,
+                  maps.local_white if paper_mask is None else paper_mask]
     # Cards found are known paper: taking them out of the whiteness maps leaves the cards
     # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
     if cards:
@@ -142,19 +144,16 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             cv2.fillConvexPoly(found, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 255)
         before = len(candidates)
         smallest = 0.3 * min(card.area for card in cards)
-        for mask, inset in masks[:3]:  # the whiteness, paper-likeness and paper-colour maps
+        for mask in paper_maps:  # the whiteness, paper-likeness and paper-colour (or local) maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
             candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                              _quads_in_mask(residual, small, edges, candidates, inset, smallest,
-                                             region=region))
+                              _quads_in_mask(residual, maps, candidates, 0.5, smallest, region=region))
         if len(candidates) > before:
             cards = settled()
         # Cards laid edge to edge show no seam at all in places: their neighbours are found by
         # laying a found card's outline next to it, where there is paper.
-        paper = cv2.bitwise_or(masks[0][0], masks[1][0])
-        if len(masks) > 2:
-            paper = cv2.bitwise_or(paper, masks[2][0])
-        neighbours = _grid_neighbours(cards, small, paper, edges, region)
+        paper = cv2.bitwise_or(cv2.bitwise_or(paper_maps[0], paper_maps[1]), paper_maps[2])
+        neighbours = _grid_neighbours(cards, small, paper, maps.edges, region)
         if neighbours:
             candidates.extend(neighbours)
             cards = settled()
@@ -379,16 +378,69 @@ _LIGHTNESS_WEIGHT = 0.25
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
 
-def _base_maps(image: npt.NDArray[np.uint8]
-               ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """Whiteness, its local contrast equalisation, and the edges of that (each uint8 (H, W)) of
-    a BGR image: the maps the candidate maps and the splitting of blobs are made from."""
-    whiteness = _whiteness(image)
-    equalised = _CLAHE.apply(whiteness)
-    # Edges of the equalised whiteness: card outlines even on pale tables, and the seams
-    # between cards that touch.
-    edges = cv2.Canny(equalised, 30, 90)
-    return whiteness, equalised, edges
+class _Maps:
+    """The maps of one BGR image that the search for cards uses, each made on first use: on
+    many tables the search ends before the costlier ones are needed.
+
+    The binary maps (uint8 0/255) are those in which cards may show as separate white blobs;
+    ``candidate_masks`` gives them in search order, each with how far (pixels) its blob
+    outlines lie inside the true card edge. Outline points are the centres of the blob's
+    boundary pixels, half a pixel inside its edge; the edge map loses the edge pixel and its
+    dilation, the eroded map its erosion radius.
+    """
+
+    def __init__(self, image: npt.NDArray[np.uint8]) -> None:
+        self.image = image
+
+    @cached_property
+    def whiteness(self) -> npt.NDArray[np.uint8]:
+        return _whiteness(self.image)
+
+    @cached_property
+    def equalised(self) -> npt.NDArray[np.uint8]:
+        """Local contrast equalisation of the whiteness: it lifts the faint step between a
+        white card and a pale or dim table."""
+        return _CLAHE.apply(self.whiteness)
+
+    @cached_property
+    def edges(self) -> npt.NDArray[np.uint8]:
+        """Edges of the equalised whiteness: card outlines even on pale tables, and the seams
+        between cards that touch."""
+        return cv2.Canny(self.equalised, 30, 90)
+
+    @cached_property
+    def global_white(self) -> npt.NDArray[np.uint8]:
+        return cv2.threshold(self.whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+    @cached_property
+    def paper_like(self) -> npt.NDArray[np.uint8]:
+        """Paper against light wood, rugs and cloth under tinted light."""
+        likeness = cv2.GaussianBlur(paper_likeness(self.image), (5, 5), 0)
+        return cv2.threshold(likeness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+    @cached_property
+    def local_white(self) -> npt.NDArray[np.uint8]:
+        """White for its neighbourhood, in the equalised whiteness: cards on pale or dim tables."""
+        block = max(31, (min(self.image.shape[:2]) // 6) | 1)
+        return cv2.adaptiveThreshold(self.equalised, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                     cv2.THRESH_BINARY, block, -8)
+
+    @cached_property
+    def enclosed_by_edges(self) -> npt.NDArray[np.uint8]:
+        """Regions enclosed by edges: for white on white, and for cards that touch."""
+        return cv2.bitwise_not(cv2.dilate(self.edges, _SQUARE3))
+
+    @cached_property
+    def eroded_white(self) -> npt.NDArray[np.uint8]:
+        """Touching cards merge in the whiteness maps; eroding separates them along the seam."""
+        return cv2.erode(self.global_white, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+
+    def candidate_masks(self) -> Iterator[tuple[npt.NDArray[np.uint8], float]]:
+        yield self.global_white, 0.5
+        yield self.paper_like, 0.5
+        yield self.local_white, 0.5
+        yield self.enclosed_by_edges, 2.0
+        yield self.eroded_white, 3.5
 
 
 def _whiteness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -396,36 +448,6 @@ def _whiteness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     (paper). uint8 (H, W)."""
     blue, green, red = cv2.split(image)
     return cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
-
-
-def _candidate_masks(image: npt.NDArray[np.uint8], whiteness: npt.NDArray[np.uint8],
-                     equalised: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8]
-                     ) -> list[tuple[npt.NDArray[np.uint8], float]]:
-    """Binary maps (uint8 0/255) in which cards may show as separate white blobs, each with how
-    far (pixels) its blob outlines lie inside the true card edge.
-
-    Outline points are the centres of the blob's boundary pixels, half a pixel inside its edge;
-    the edge map loses the edge pixel and its dilation, the eroded map its erosion radius.
-    """
-    masks = []
-    _, global_white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    masks.append((global_white, 0.5))
-    # Paper against light wood, rugs and cloth under tinted light.
-    likeness = cv2.GaussianBlur(paper_likeness(image), (5, 5), 0)
-    _, paper = cv2.threshold(likeness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    masks.append((paper, 0.5))
-    # Local contrast equalisation lifts the faint step between a white card and a pale or dim
-    # table, so the local threshold and the edges below see it.
-    block = max(31, (min(image.shape[:2]) // 6) | 1)
-    local_white = cv2.adaptiveThreshold(equalised, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
-                                        cv2.THRESH_BINARY, block, -8)
-    masks.append((local_white, 0.5))
-    # Edges: regions enclosed by edges, for white-on-white and for cards that touch.
-    masks.append((cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))), 2.0))
-    # Touching cards merge in the whiteness maps; eroding separates them along the seam.
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-    masks.append((cv2.erode(global_white, kernel), 3.5))
-    return masks
 
 
 _CLAHE = cv2.createCLAHE(clipLimit=4.0, tileGridSize=(8, 8))
@@ -439,23 +461,24 @@ def paper_likeness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     clipped to 0..255, is high for paper and low for light wood, skin, rugs, cloth and dark
     tables, where one channel lags. Returns uint8 (H, W).
     """
-    sample = image[::4, ::4].reshape(-1, 3).astype(np.float32)
-    brightness = sample.sum(axis=1)
-    bright = sample[brightness >= _percentile(brightness, 0.97)]
-    illuminant = np.maximum(bright.mean(axis=0), 1.0)
+    channels = cv2.split(image)
+    sample = [np.ascontiguousarray(channel[::4, ::4]).ravel() for channel in channels]
+    brightness = sample[0].astype(np.uint16) + sample[1] + sample[2]
+    bright = brightness >= _percentile(brightness, 0.97)
+    illuminant = np.maximum([float(channel[bright].mean()) for channel in sample], 1.0)
     gains = illuminant.max() / illuminant
     blue, green, red = (cv2.convertScaleAbs(channel, alpha=float(gain))
-                        for channel, gain in zip(cv2.split(image), gains))
+                        for channel, gain in zip(channels, gains))
     low = cv2.min(cv2.min(blue, green), red)
     high = cv2.max(cv2.max(blue, green), red)
     return cv2.addWeighted(low, 2.0, high, -1.0, 0.0)  # saturates to 0..255
 
 
-def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
-                   edges: npt.NDArray[np.uint8], found: list[CardQuad], inset: float,
+def _quads_in_mask(mask: npt.NDArray[np.uint8], maps: _Maps, found: list[CardQuad], inset: float,
                    smallest: float = 0.0, region: _Region | None = None) -> list[CardQuad]:
-    """Card-like quads among the blobs of one binary map, skipping blobs already in ``found``,
-    blobs under ``smallest`` pixels and blobs outside ``region`` (if given)."""
+    """Card-like quads among the blobs of one binary map of ``maps.image``, skipping blobs
+    already in ``found``, blobs under ``smallest`` pixels and blobs outside ``region`` (if given)."""
+    image = maps.image
     height, width = mask.shape
     image_area = height * width
     min_area = image_area * 0.0015
@@ -482,7 +505,7 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8],
         elif area >= 2 * min_area:
             parts = _split_blob(contour, mask.shape, image, inset, min_area)
             if not parts:
-                parts = _split_along_edges(contour, image, edges, min_area)
+                parts = _split_along_edges(contour, image, maps.edges, min_area)
             quads.extend(parts)
     return quads
 
@@ -600,31 +623,46 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     raw = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA)
     # Sensor noise in dim light is not texture: a median filter removes it and keeps edges
     # (but also thin ink lines, so ink is looked for in the unfiltered patch).
-    patch = cv2.medianBlur(raw, 3).astype(np.float32)
-    ring = patch[_RING]
-    typical = np.array([_percentile(channel, 0.5) for channel in ring.T.copy()], np.float32)
+    # Channels first, (3, N): NumPy reduces over the three channels of (N, 3) arrays 10x slower.
+    patch = cv2.medianBlur(raw, 3).reshape(-1, 3)
+    ring = np.ascontiguousarray(patch[_RING_INDEX].T, dtype=np.float32)
+    typical = _median_rows(ring)
     # Paper under warm lamps turns orange, under daylight blue, but never as tinted as a
     # coloured surface.
     colour = (float(typical[0]), float(typical[1]), float(typical[2]))
-    if typical.max() < 20 or typical.max() > 3.0 * max(typical.min(), 1.0):
+    brightest = max(colour)
+    if brightest < 20 or brightest > 3.0 * max(min(colour), 1.0):
         return 0.0, colour, 0.0
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
-    coefficients = _RING_SOLVER @ ring
-    residual = np.abs(ring - _RING_DESIGN @ coefficients)
-    close = residual.max(axis=1) < 0.08 * typical.max() + 5
+    coefficients = ring @ _RING_SOLVER                                 # (3 channels, 3 terms)
+    residual = _channel_max(np.abs(ring - coefficients @ _RING_DESIGN))
+    close = residual < 0.08 * brightest + 5
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
-    noise = _percentile(residual.max(axis=1), 0.5)
-    # The plane's paper colour over the middle rectangle: (h, w, 3).
-    paper_there = (_MIDDLE_Y[:, :, None] * coefficients[0] + _MIDDLE_X[:, :, None] * coefficients[1]
-                   + coefficients[2])
-    difference = np.abs(raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS] - paper_there).max(axis=2).ravel()
-    ink = float(np.mean(difference > max(0.1 * typical.max(), 4 * noise) + 4))
-    strength = float(_percentile(difference, 0.99) / typical.max())
+    noise = _percentile(residual, 0.5)
+    # The plane's paper colour over the middle rectangle, against the unfiltered patch.
+    middle = np.ascontiguousarray(raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).T, dtype=np.float32)
+    difference = _channel_max(np.abs(middle - coefficients @ _MIDDLE_DESIGN))
+    ink = np.count_nonzero(difference > max(0.1 * brightest, 4 * noise) + 4) / len(difference)
+    strength = _percentile(difference, 0.99) / brightest
     if ink < 0.01:
         return 0.0, colour, strength
-    return float(close.mean()), colour, strength
+    return float(np.count_nonzero(close)) / len(close), colour, strength
+
+
+def _channel_max(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The largest of the three rows of a (3, N) array."""
+    return np.maximum(np.maximum(values[0], values[1]), values[2])
+
+
+def _median_rows(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The median of each row of a (C, N) array, as ``_percentile(row, 0.5)``."""
+    count = values.shape[1]
+    low = (count - 1) // 2
+    high = low + 1 if count % 2 == 0 else low
+    part = np.partition(values, (low, high), axis=1)
+    return (0.5 * (part[:, low] + part[:, high])).astype(np.float32)
 
 
 def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
@@ -639,15 +677,19 @@ def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
 
 _RING_PATCH = (40, 64)
 _RING = _ring_mask(_RING_PATCH)
-_RING_DESIGN = np.column_stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
-# The least-squares plane through the ring is a fixed linear map of the ring's pixels.
+# The ring's pixels' (y, x, 1), (3, N): a plane through the ring is a fixed linear map of them.
+_RING_DESIGN = np.stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
+# The least-squares plane through the ring's pixels (N,): ``pixels @ _RING_SOLVER`` (3,).
 _RING_SOLVER = np.linalg.pinv(_RING_DESIGN).astype(np.float32)
 _RING_DESIGN = _RING_DESIGN.astype(np.float32)
 # The card's middle, where its symbols are: rows 8 to 8 from the bottom, columns 6 to 6 from
-# the right, and each pixel's (y, x) there.
+# the right, and each pixel's (y, x, 1) there, (3, M).
 _MIDDLE_ROWS = slice(8, _RING_PATCH[1] - 8)
 _MIDDLE_COLUMNS = slice(6, _RING_PATCH[0] - 6)
-_MIDDLE_Y, _MIDDLE_X = (grid.astype(np.float32) for grid in np.mgrid[_MIDDLE_ROWS, _MIDDLE_COLUMNS])
+_MIDDLE_DESIGN = np.stack([grid.ravel() for grid in np.mgrid[_MIDDLE_ROWS, _MIDDLE_COLUMNS]]
+                          + [np.ones((_MIDDLE_ROWS.stop - _MIDDLE_ROWS.start)
+                                     * (_MIDDLE_COLUMNS.stop - _MIDDLE_COLUMNS.start))]).astype(np.float32)
+_RING_INDEX = np.flatnonzero(_RING)
 
 
 def _percentile(values: npt.NDArray[np.floating], fraction: float) -> float:

@@ -6,6 +6,8 @@ card's top-left with the card read portrait: the first side is a short one.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +15,8 @@ import numpy.typing as npt
 # Corner (or side) indices one step on and one step back round a quad.
 NEXT = np.array([1, 2, 3, 0])
 PREVIOUS = np.array([3, 0, 1, 2])
+# (x, y) -> (-y, x) after swapping the columns: a direction turned a quarter left.
+_TURN_LEFT = np.array([-1.0, 1.0])
 
 
 def fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
@@ -36,11 +40,11 @@ def fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
         return None
     points = contour.reshape(-1, 2).astype(np.float64)
     sides = rough[NEXT] - rough                                       # side i: corner i -> i+1
-    lengths = np.sqrt((sides ** 2).sum(axis=1))
+    lengths = np.hypot(sides[:, 0], sides[:, 1])
     if lengths.min() < 4:
         return None
     directions = sides / lengths[:, None]
-    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    normals = directions[:, ::-1] * _TURN_LEFT
     # All four sides at once: (4, N) offsets across and positions along each side.
     offsets = normals @ points.T - (normals * rough).sum(axis=1)[:, None]
     along = directions @ points.T - (directions * rough).sum(axis=1)[:, None]
@@ -51,16 +55,20 @@ def fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
     # axis (the band around the rough side already keeps other sides and corners out).
     counts = near.sum(axis=1)
     refit = counts >= 5  # too few points: keep the rough side
-    safe = np.maximum(counts, 1.0)
     x, y = points[:, 0], points[:, 1]
-    mean_x, mean_y = near @ x / safe, near @ y / safe
-    xx = near @ (x * x) / safe - mean_x ** 2
-    yy = near @ (y * y) / safe - mean_y ** 2
-    xy = near @ (x * y) / safe - mean_x * mean_y
+    # Per side: the means of x, y, x*x, y*y and x*y over its points, (4, 5).
+    moments = near @ np.column_stack([x, y, x * x, y * y, x * y]) / np.maximum(counts, 1.0)[:, None]
+    means = moments[:, :2]
+    xx = moments[:, 2] - means[:, 0] ** 2
+    yy = moments[:, 3] - means[:, 1] ** 2
+    xy = moments[:, 4] - means[:, 0] * means[:, 1]
     angle = 0.5 * np.arctan2(2 * xy, xx - yy)
-    anchors = np.where(refit[:, None], np.stack([mean_x, mean_y], axis=1), rough)
-    line_directions = np.where(refit[:, None], np.stack([np.cos(angle), np.sin(angle)], axis=1),
-                               directions)
+    fitted = np.column_stack([np.cos(angle), np.sin(angle)])
+    if refit.all():
+        anchors, line_directions = means, fitted
+    else:
+        anchors = np.where(refit[:, None], means, rough)
+        line_directions = np.where(refit[:, None], fitted, directions)
     # Corner i is where side i-1 meets side i.
     p1, d1 = anchors[PREVIOUS], line_directions[PREVIOUS]
     p2, d2 = anchors, line_directions
@@ -79,13 +87,19 @@ def fit_quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
 
 def grow_quad(quad: npt.NDArray[np.float32], distance: float) -> npt.NDArray[np.float32]:
     """Move every side of a convex quad outwards by ``distance`` pixels."""
-    points = order_corners(quad).astype(np.float64)
-    sides = points[NEXT] - points                                     # side i: point i -> i+1
-    directions = sides / np.maximum(np.sqrt((sides ** 2).sum(axis=1)), 1e-9)[:, None]
-    outward = np.stack([directions[:, 1], -directions[:, 0]], axis=1)  # clockwise order, y down
-    n1, n2 = outward[PREVIOUS], outward                               # the sides meeting at i
-    denominator = np.maximum(1.0 + (n1 * n2).sum(axis=1), 1e-3)
-    return (points + distance * (n1 + n2) / denominator[:, None]).astype(np.float32)
+    # Plain floats: on four points NumPy's per-call cost is most of the time.
+    points = order_corners(quad).tolist()
+    outward = []                                                       # side i: point i -> i+1
+    for i in range(4):
+        (xa, ya), (xb, yb) = points[i], points[(i + 1) % 4]
+        length = max(math.hypot(xb - xa, yb - ya), 1e-9)
+        outward.append(((yb - ya) / length, -(xb - xa) / length))      # clockwise order, y down
+    grown = []
+    for i in range(4):
+        (ax, ay), (bx, by) = outward[i - 1], outward[i]                # the sides meeting at i
+        factor = distance / max(1.0 + ax * bx + ay * by, 1e-3)
+        grown.append((points[i][0] + factor * (ax + bx), points[i][1] + factor * (ay + by)))
+    return np.array(grown, dtype=np.float32)
 
 
 def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
@@ -95,17 +109,17 @@ def order_corners(quad: npt.ArrayLike) -> npt.NDArray[np.float32]:
     same to the card reader, which is trained on both ways round).
     """
     points = np.asarray(quad, dtype=np.float32).reshape(4, 2)
-    center = points.mean(axis=0)
-    angles = np.arctan2(points[:, 1] - center[1], points[:, 0] - center[0])
-    points = points[np.argsort(angles)]  # clockwise on screen (y points down)
-    sides = np.sqrt(((points[NEXT] - points) ** 2).sum(axis=1))
+    xs, ys = points[:, 0].tolist(), points[:, 1].tolist()
+    center_x, center_y = sum(xs) / 4, sum(ys) / 4
+    # Clockwise on screen (y points down).
+    order = sorted(range(4), key=lambda i: math.atan2(ys[i] - center_y, xs[i] - center_x))
+    xs, ys = [xs[i] for i in order], [ys[i] for i in order]
+    sides = [math.hypot(xs[(i + 1) % 4] - xs[i], ys[(i + 1) % 4] - ys[i]) for i in range(4)]
     # Start on a short side: side i runs from point i to point i+1.
     start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
-    top_mid = (points[start] + points[(start + 1) % 4]) / 2
-    bottom_mid = (points[(start + 2) % 4] + points[(start + 3) % 4]) / 2
-    if bottom_mid[1] < top_mid[1]:
-        start += 2
-    return points[(np.arange(4) + start) % 4]
+    if ys[(start + 2) % 4] + ys[(start + 3) % 4] < ys[start] + ys[(start + 1) % 4]:
+        start += 2  # the other short side is the higher one
+    return points[[order[(i + start) % 4] for i in range(4)]]
 
 
 def aspect(corners: npt.NDArray[np.float32]) -> float:
