@@ -503,10 +503,14 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], maps: _Maps, found: list[CardQua
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is None:
         return []
+    # Outlines of blobs, not of holes inside blobs, with enough points to enclose the smallest
+    # card: an outline of n points (steps of at most sqrt(2) pixels) encloses at most
+    # n^2 / (2 pi) pixels, and noisy maps hold hundreds of specks.
+    points = np.fromiter(map(len, contours), dtype=np.int64, count=len(contours))
+    enough = np.sqrt(2 * np.pi * max(min_area, smallest))
+    blobs = np.flatnonzero((hierarchy[0][:, 3] == -1) & (points >= enough))
     quads = []
-    for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
-        if parent != -1:
-            continue  # a hole inside a blob, not a blob
+    for contour in (contours[i] for i in blobs):
         area = cv2.contourArea(contour)
         if not max(min_area, smallest) <= area <= max_area:
             continue
