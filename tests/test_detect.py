@@ -264,3 +264,21 @@ def test_a_close_up_of_one_card_is_one_card_not_its_symbols() -> None:
     cards = find_cards(image)
     assert len(cards) == 1
     assert same_quad(cards[0].corners, np.array(truth["cards"][0]["corners"], np.float32)) < 6.0
+
+
+def test_faint_cards_inside_a_table_sized_quad_are_cards_not_its_symbols() -> None:
+    # A pale table can trace one huge quad round the cards on it. The cards inside are small
+    # and some print fainter ink than the strongest card, like the symbols of a close-up, but
+    # they lie anywhere: symbols lie on their card's long middle line.
+    table = dataclasses.replace(quad_at(360, 270, 700, 520), ink=0.8)
+    strong = dataclasses.replace(quad_at(620, 140, 80, 125), ink=0.8)
+    faint = [dataclasses.replace(quad_at(x, y, 80, 125), ink=0.4) for x, y in ((120, 140), (300, 380))]
+    kept = _merge_overlapping([table, strong, *faint], image_area=720 * 540)
+    assert sorted(map(id, kept)) == sorted(map(id, [strong, *faint]))
+
+
+def test_symbols_on_the_long_middle_line_of_a_close_up_card_are_dropped() -> None:
+    card = dataclasses.replace(quad_at(360, 270, 300, 470), ink=0.8)
+    symbols = [dataclasses.replace(quad_at(360, y, 150, 70), ink=0.4) for y in (170, 270, 370)]
+    kept = _merge_overlapping([card, *symbols], image_area=720 * 540)
+    assert [id(q) for q in kept] == [id(card)]

@@ -785,7 +785,8 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -
         card_sized = [j for j in inside if (kept[j].area > 0.25 * quad.area
                                             or kept[j].area > 0.4 * typical(kept[j].center))
                       and not (close_up and kept[j].area < 0.15 * quad.area
-                               and kept[j].ink < _INNER_CARD_INK * quad.ink)]
+                               and kept[j].ink < _INNER_CARD_INK * quad.ink
+                               and _on_long_axis(quad, kept[j].center))]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
@@ -807,6 +808,15 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -
 _INNER_CARD_INK = 0.7
 # A quad over this fraction of the image is a close-up of a card or a few.
 _CLOSE_UP = 0.2
+
+
+def _on_long_axis(card: CardQuad, point: npt.NDArray[np.float32]) -> bool:
+    """Whether a point lies on a card's long middle line (within a sixth of its width), where
+    the symbols are printed, in the card's own perspective."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    matrix = cv2.getPerspectiveTransform(card.corners.astype(np.float32), unit)
+    across = cv2.perspectiveTransform(np.asarray(point, np.float32).reshape(1, 1, 2), matrix)[0, 0, 0]
+    return bool(abs(float(across) - 0.5) < 1 / 6)
 
 
 def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
