@@ -282,3 +282,18 @@ def test_symbols_on_the_long_middle_line_of_a_close_up_card_are_dropped() -> Non
     symbols = [dataclasses.replace(quad_at(360, y, 150, 70), ink=0.4) for y in (170, 270, 370)]
     kept = _merge_overlapping([card, *symbols], image_area=720 * 540)
     assert [id(q) for q in kept] == [id(card)]
+
+
+def test_a_neighbour_slipped_sideways_out_of_line_is_found() -> None:
+    # Rows of cards laid by hand are seldom straight: the hidden card lies against the third
+    # card, seamless, but slipped down by a sixth of a card's height.
+    image = np.full((360, 640, 3), (35, 35, 35), np.uint8)
+    truths = [card_corners(100 + 120 * i, 180, 0) for i in range(3)]
+    hidden = card_corners(100 + 120 * 2 + 80, 180 + 19, 0)
+    for corners in [*truths, hidden]:
+        draw_card(image, corners)
+    found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
+    whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
+    neighbours = _grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90))
+    assert len(neighbours) == 1
+    assert same_quad(neighbours[0].corners, order_corners(hidden)) < 4.0

@@ -245,9 +245,9 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                      paper: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8],
                      region: _Region | None = None, rounds: int = 2) -> list[CardQuad]:
     """Cards next to the whole cards found, each a found card's outline moved by one card side
-    (and a gap of up to 0.3 of a side), where the paper maps are paper, edges trace the moved
-    outline, and it holds a card face of the others' paper with ink about as strong as
-    theirs. They are guesses: any candidate found plainly wins.
+    (with a gap and a slip sideways, see `_best_neighbours`), where the paper maps are paper,
+    edges trace the moved outline, and it holds a card face of the others' paper with ink about
+    as strong as theirs. They are guesses: any candidate found plainly wins.
     """
     whole = [c for c in cards if not c.partial]
     if len(whole) < 2:
@@ -264,23 +264,24 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
     for _ in range(rounds):
         new: list[CardQuad] = []
         outlines = [card.corners.astype(np.float64) for card in frontier]
-        moves = [(corners, sign * side) for corners in outlines
-                 for side in (corners[1] - corners[0], corners[3] - corners[0]) for sign in (1.0, -1.0)]
+        moves = [(corners, sign * side, other) for corners in outlines
+                 for side, other in ((corners[1] - corners[0], corners[3] - corners[0]),
+                                     (corners[3] - corners[0], corners[1] - corners[0]))
+                 for sign in (1.0, -1.0)]
         # All moves of the round at once, against the cards taken when it starts: the cards taken
         # only grow, so a move that finds no place now finds none later in the round either.
-        hopeful = _best_neighbours(np.array([corners for corners, _ in moves]),
-                                   np.array([step for _, step in moves]), paper, taken)
-        for (corners, step), first_look in zip(moves, hopeful):
+        hopeful = _best_neighbours(np.array([corners for corners, _, _ in moves]),
+                                   np.array([step for _, step, _ in moves]),
+                                   np.array([other for _, _, other in moves]), paper, taken, near_edge)
+        for (corners, step, other), first_look in zip(moves, hopeful):
             if first_look is None:
                 continue
-            quad = _best_neighbours(corners[None], step[None], paper, taken)[0]
+            quad = _best_neighbours(corners[None], step[None], other[None], paper, taken, near_edge)[0]
             if quad is None:
                 continue
             x, y = np.round(quad.mean(axis=0)).astype(int)
             if region is not None and not region.mask[y, x]:
                 continue  # where the plain maps explained everything
-            if _edge_support(quad, near_edge) < _NEIGHBOUR_EDGES:
-                continue
             score, colour, ink = _paper_fraction(image, quad)
             if (score < 0.6 or ink < _NEIGHBOUR_INK * typical_ink
                     or np.abs(_tint(colour) - paper_tint).max() > 0.04):
@@ -297,43 +298,48 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
 
 
 def _best_neighbours(corners: npt.NDArray[np.float64], steps: npt.NDArray[np.float64],
-                     paper: npt.NDArray[np.uint8], taken: npt.NDArray[np.uint8]
+                     across: npt.NDArray[np.float64], paper: npt.NDArray[np.uint8],
+                     taken: npt.NDArray[np.uint8], near_edge: npt.NDArray[np.uint8]
                      ) -> list[npt.NDArray[np.float32] | None]:
     """For each quad of ``corners`` (S, 4, 2) and its move ``steps`` (S, 2): the quad moved by
-    the step plus the gap (0 to 0.3 of the step) that puts it best on paper, or None when no
-    gap puts it almost all on paper, clear of the cards taken and inside the image."""
+    the step, plus a gap of up to 0.3 of it and a slip of up to 0.2 of its other side
+    ``across`` (S, 2) (rows of cards are seldom straight, and perspective skews them), whose
+    outline edges trace best among the places almost all on paper, clear of the cards taken and
+    inside the image; None where no such place has edges along ``_NEIGHBOUR_EDGES`` of it."""
     height, width = paper.shape
-    quads = corners[:, None] + (1.0 + _NEIGHBOUR_GAPS)[None, :, None, None] * steps[:, None, None]  # (S, G, 4, 2)
+    offsets = ((1.0 + _NEIGHBOUR_GAPS)[None, :, None, None] * steps[:, None, None]
+               + _NEIGHBOUR_SLIPS[None, :, None, None] * across[:, None, None])         # (S, P, 1, 2)
+    quads = corners[:, None] + offsets                                                  # (S, P, 4, 2)
     inside = ((quads[..., 0].min(axis=2) >= BORDER_MARGIN) & (quads[..., 1].min(axis=2) >= BORDER_MARGIN)
               & (quads[..., 0].max(axis=2) <= width - 1 - BORDER_MARGIN)
               & (quads[..., 1].max(axis=2) <= height - 1 - BORDER_MARGIN))
     # Sample points round the card's margin, where no symbol is (bilinear in the corners).
-    points = np.einsum("kc,sgcd->sgkd", _MARGIN_WEIGHTS, quads)                 # (S, G, K, 2)
-    xs = np.clip(np.round(points[..., 0]).astype(int), 0, width - 1)
-    ys = np.clip(np.round(points[..., 1]).astype(int), 0, height - 1)
+    points = quads.transpose(0, 1, 3, 2) @ _MARGIN_WEIGHTS.T                             # (S, P, 2, K)
+    xs = np.clip(np.round(points[:, :, 0]).astype(int), 0, width - 1)
+    ys = np.clip(np.round(points[:, :, 1]).astype(int), 0, height - 1)
     clear = np.mean(taken[ys, xs] > 0, axis=2) <= 0.1
-    support = np.where(clear & inside, np.mean(paper[ys, xs] > 0, axis=2), 0.0)   # (S, G)
-    best = np.argmax(support, axis=1)
-    return [quads[s, g].astype(np.float32) if support[s, g] > _NEIGHBOUR_SUPPORT else None
-            for s, g in enumerate(best)]
-
-
-def _edge_support(quad: npt.NDArray[np.float32], near_edge: npt.NDArray[np.uint8]) -> float:
-    """The fraction of points along a quad's four sides (away from the corners) that lie on or
-    next to an edge of the edge map."""
-    corners = quad.astype(np.float64)
-    ends = corners[NEXT]
-    points = corners[:, None, :] + _SIDE_STEPS[None, :, None] * (ends - corners)[:, None, :]
-    xs = np.clip(np.round(points[..., 0]).astype(int), 0, near_edge.shape[1] - 1)
-    ys = np.clip(np.round(points[..., 1]).astype(int), 0, near_edge.shape[0] - 1)
-    return float(np.mean(near_edge[ys, xs] > 0))
+    on_paper = inside & clear & (np.mean(paper[ys, xs] > 0, axis=2) > _NEIGHBOUR_SUPPORT)  # (S, P)
+    # How much of each outline on paper edges trace: points along its four sides, away from
+    # the corners.
+    score = np.full(on_paper.shape, -1.0)
+    places = quads[on_paper]                                                            # (M, 4, 2)
+    along = places[:, :, None] + _SIDE_STEPS[None, None, :, None] * (places[:, NEXT] - places)[:, :, None]
+    edge_xs = np.clip(np.round(along[..., 0]).astype(int), 0, width - 1)
+    edge_ys = np.clip(np.round(along[..., 1]).astype(int), 0, height - 1)
+    score[on_paper] = np.mean(near_edge[edge_ys, edge_xs] > 0, axis=(1, 2))
+    best = np.argmax(score, axis=1)
+    return [quads[s, p].astype(np.float32) if score[s, p] >= _NEIGHBOUR_EDGES else None
+            for s, p in enumerate(best)]
 
 
 # A neighbour guess must lie on paper at this fraction of its sample points, have edges
 # along this fraction of its outline, and ink at least this fraction of the cards' typical.
 _NEIGHBOUR_SUPPORT = 0.9
-_NEIGHBOUR_GAPS = np.linspace(0.0, 0.3, 7)
-_NEIGHBOUR_EDGES = 0.6
+# The places tried for a neighbour: every gap (0 to 0.3 of the step) with every slip (-0.2 to
+# 0.2 of the other side).
+_NEIGHBOUR_GAPS, _NEIGHBOUR_SLIPS = (grid.ravel() for grid in np.meshgrid(np.linspace(0.0, 0.3, 7),
+                                                                           np.linspace(-0.2, 0.2, 9)))
+_NEIGHBOUR_EDGES = 0.7
 _NEIGHBOUR_INK = 0.6
 _SIDE_STEPS = np.linspace(0.15, 0.85, 8)
 
