@@ -245,7 +245,8 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                      paper: npt.NDArray[np.uint8], edges: npt.NDArray[np.uint8],
                      region: _Region | None = None, rounds: int = 2) -> list[CardQuad]:
     """Cards next to the whole cards found, each a found card's outline moved by one card side
-    (with a gap and a slip sideways, see `_best_neighbours`), where the paper maps are paper,
+    and sized for its new place (`_neighbour_move`), with a gap and a slip sideways
+    (`_best_neighbours`), where the paper maps are paper,
     edges trace the moved outline, and it holds a card face of the others' paper with ink about
     as strong as theirs. They are guesses: any candidate found plainly wins.
     """
@@ -259,12 +260,13 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
     near_edge = cv2.dilate(edges, _SQUARE3, iterations=2)
     typical_ink = float(np.median([c.ink for c in whole]))
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
+    typical = _typical_area_model(_plain_unless_few(whole))
     found: list[CardQuad] = []
     frontier = whole
     for _ in range(rounds):
         new: list[CardQuad] = []
         outlines = [card.corners.astype(np.float64) for card in frontier]
-        moves = [(corners, sign * side, other) for corners in outlines
+        moves = [_neighbour_move(corners, sign * side, other, typical) for corners in outlines
                  for side, other in ((corners[1] - corners[0], corners[3] - corners[0]),
                                      (corners[3] - corners[0], corners[1] - corners[0]))
                  for sign in (1.0, -1.0)]
@@ -297,17 +299,31 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
     return found
 
 
+def _neighbour_move(corners: npt.NDArray[np.float64], step: npt.NDArray[np.float64],
+                    across: npt.NDArray[np.float64], typical: Callable[[npt.NDArray[np.float32]], float]
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """A card's outline moved by ``step`` and sized for its new place (perspective shrinks far
+    cards), still touching the card on the side it came from; with ``step`` and ``across``."""
+    moved = corners + step
+    ratio = typical(moved.mean(axis=0).astype(np.float32)) / typical(corners.mean(axis=0).astype(np.float32))
+    scale = float(np.clip(np.sqrt(ratio), 0.8, 1.25))
+    # The two corners nearest the card it came from stay where they are.
+    near = np.argsort(moved @ step)[:2]
+    anchor = moved[near].mean(axis=0)
+    return anchor + (moved - anchor) * scale, step * scale, across * scale
+
+
 def _best_neighbours(corners: npt.NDArray[np.float64], steps: npt.NDArray[np.float64],
                      across: npt.NDArray[np.float64], paper: npt.NDArray[np.uint8],
                      taken: npt.NDArray[np.uint8], near_edge: npt.NDArray[np.uint8]
                      ) -> list[npt.NDArray[np.float32] | None]:
-    """For each quad of ``corners`` (S, 4, 2) and its move ``steps`` (S, 2): the quad moved by
-    the step, plus a gap of up to 0.3 of it and a slip of up to 0.2 of its other side
-    ``across`` (S, 2) (rows of cards are seldom straight, and perspective skews them), whose
+    """For each quad of ``corners`` (S, 4, 2) moved next to a card by its ``steps`` (S, 2):
+    the quad, moved on by a gap of up to 0.3 of the step and slipped by up to 0.2 of its other
+    side ``across`` (S, 2) (rows of cards are seldom straight, and perspective skews them), whose
     outline edges trace best among the places almost all on paper, clear of the cards taken and
     inside the image; None where no such place has edges along ``_NEIGHBOUR_EDGES`` of it."""
     height, width = paper.shape
-    offsets = ((1.0 + _NEIGHBOUR_GAPS)[None, :, None, None] * steps[:, None, None]
+    offsets = (_NEIGHBOUR_GAPS[None, :, None, None] * steps[:, None, None]
                + _NEIGHBOUR_SLIPS[None, :, None, None] * across[:, None, None])         # (S, P, 1, 2)
     quads = corners[:, None] + offsets                                                  # (S, P, 4, 2)
     inside = ((quads[..., 0].min(axis=2) >= BORDER_MARGIN) & (quads[..., 1].min(axis=2) >= BORDER_MARGIN)
