@@ -23,6 +23,7 @@ strongly as the other cards' do.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator
@@ -278,7 +279,8 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
         for (corners, step, other), first_look in zip(moves, hopeful):
             if first_look is None:
                 continue
-            quad = _best_neighbours(corners[None], step[None], other[None], paper, taken, near_edge)[0]
+            quad = (first_look if not new else  # else look again, clear of the cards taken since
+                    _best_neighbours(corners[None], step[None], other[None], paper, taken, near_edge)[0])
             if quad is None:
                 continue
             x, y = np.round(quad.mean(axis=0)).astype(int)
@@ -305,11 +307,12 @@ def _neighbour_move(corners: npt.NDArray[np.float64], step: npt.NDArray[np.float
     """A card's outline moved by ``step`` and sized for its new place (perspective shrinks far
     cards), still touching the card on the side it came from; with ``step`` and ``across``."""
     moved = corners + step
-    ratio = typical(moved.mean(axis=0).astype(np.float32)) / typical(corners.mean(axis=0).astype(np.float32))
-    scale = float(np.clip(np.sqrt(ratio), 0.8, 1.25))
+    center = corners.sum(axis=0) / 4
+    ratio = typical(center + step) / typical(center)
+    scale = min(max(math.sqrt(ratio), 0.8), 1.25)
     # The two corners nearest the card it came from stay where they are.
-    near = np.argsort(moved @ step)[:2]
-    anchor = moved[near].mean(axis=0)
+    near = np.argpartition(moved @ step, 2)[:2]
+    anchor = moved[near].sum(axis=0) / 2
     return anchor + (moved - anchor) * scale, step * scale, across * scale
 
 
