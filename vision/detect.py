@@ -807,7 +807,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -
         # printed symbol (at most an eighth of its card) is told by its ink, that symbol's
         # stripes or stroke, far fainter than the whole card's strongest ink.
         close_up = quad.area > _CLOSE_UP * image_area
-        card_sized = [j for j in inside if (kept[j].area > 0.25 * quad.area
+        card_sized = [j for j in inside if (kept[j].area > 0.2 * quad.area
                                             or kept[j].area > 0.4 * typical(kept[j].center))
                       and not (close_up and kept[j].area < 0.15 * quad.area
                                and kept[j].ink < _INNER_CARD_INK * quad.ink
