@@ -309,3 +309,17 @@ def test_a_card_over_a_fifth_of_a_quad_around_it_is_no_symbol_of_it() -> None:
     smaller = quad_at(250, 245, 88, 108)
     kept = _merge_overlapping([block, again, bigger, smaller])
     assert sorted(map(id, kept)) == sorted(map(id, [bigger, smaller]))
+
+
+def test_a_card_half_in_a_hard_shadow_is_found() -> None:
+    # A shadow's edge runs across the card: half its paper is lit, half is dark, but all of it
+    # keeps the paper's tint.
+    image = np.full((540, 720, 3), (60, 90, 120), np.uint8)
+    truth = card_corners(360, 270, 8, width=240, height=375)
+    draw_card(image, truth, paper=(225, 232, 238))
+    ys, xs = np.mgrid[0:540, 0:720]
+    shadow = xs + 0.6 * ys > 520
+    image[shadow] = (image[shadow] * 0.45).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert same_quad(cards[0].corners, order_corners(truth)) < 4.0

@@ -240,6 +240,10 @@ def _unexplained_region(cards: list[CardQuad], paper_maps: list[npt.NDArray[np.u
 _SQUARE5 = np.ones((5, 5), np.uint8)
 # Paper in a deep shadow still keeps this fraction of the lit cards' brightness.
 _SHADOWED_PAPER = 0.35
+# Paper in shadow is within this of the lit paper's tint (each channel's share of the sum); a
+# card's ring judged with shadows must be this much paper.
+_SHADOW_TINT = 0.02
+_SHADOWED_RING = 0.9
 
 
 def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
@@ -679,8 +683,22 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
     coefficients = ring @ _RING_SOLVER                                 # (3 channels, 3 terms)
-    residual = _channel_max(np.abs(ring - coefficients @ _RING_DESIGN))
+    plane = coefficients @ _RING_DESIGN
+    residual = _channel_max(np.abs(ring - plane))
     close = residual < 0.08 * brightest + 5
+    if np.count_nonzero(close) < 0.6 * len(close):
+        # A shadow's edge across the card is no plane (the plane fitted lies between the lit
+        # and the shadowed paper), but paper in shadow keeps its tint: darker in proportion in
+        # every channel. Only a ring all but entirely of lit or shadowed paper is a card in
+        # shadow, though: a grey-white table looks like paper in shadow too.
+        ring_sum = ring.sum(axis=0) + 1.0
+        plane_sum = np.maximum(plane.sum(axis=0), 1.0)
+        shade = ring_sum / plane_sum
+        tint_off = _channel_max(np.abs(ring / ring_sum - plane / plane_sum))
+        either = close | ((tint_off < _SHADOW_TINT) & (shade > _SHADOWED_PAPER)
+                          & (shade < 1.0 / _SHADOWED_PAPER))
+        if np.count_nonzero(either) >= _SHADOWED_RING * len(close):
+            close = either
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
     noise = _percentile(residual, 0.5)
