@@ -323,3 +323,16 @@ def test_a_card_half_in_a_hard_shadow_is_found() -> None:
     cards = find_cards(image)
     assert len(cards) == 1
     assert same_quad(cards[0].corners, order_corners(truth)) < 4.0
+
+
+def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
+    # A card seen close up, and a stripe of the cloth cut by the frame: far too small to be
+    # any part of a card that size worth reading. A big cut card beside it stays.
+    image = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    card = dataclasses.replace(quad_at(400, 360, 300, 470), ink=0.8)
+    sliver = CardQuad(order_corners(np.array([[900, 600], [959, 600], [959, 640], [900, 640]], np.float32)),
+                      True, 1.0, ink=0.5)
+    cut_card = CardQuad(order_corners(np.array([[700, 100], [959, 100], [959, 560], [700, 560]], np.float32)),
+                        True, 1.0, ink=0.8)
+    kept = _keep_consistent([card, sliver, cut_card], image)
+    assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))

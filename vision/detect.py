@@ -982,8 +982,11 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
             if grazed:
                 kept.append(dataclasses.replace(card, partial=False))
             # Less than a third of a card in view cannot be read, and such slivers at the
-            # frame edge are more often a printed card on a box or a patch of table.
-            elif len(whole) < 3 or 0.3 * typical_area <= card.area <= 1.3 * typical_area:
+            # frame edge are more often a printed card on a box or a patch of table: even one
+            # whole card shows how large a card is. (Too large is told only against three or
+            # more: with fewer, the typical size ignores perspective.)
+            elif not whole or (0.3 * typical_area <= card.area
+                               and (len(whole) < 3 or card.area <= 1.3 * typical_area)):
                 kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
