@@ -502,10 +502,15 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     pixels, mask, width = gray.reshape(-1), big_inside.reshape(-1), gray.shape[1]
     mask_x = big_inside.copy()
     mask_x[:, 0] = 0
-    step_x = cv2.absdiff(pixels[1:], pixels[:-1])
-    step_y = cv2.absdiff(pixels[width:], pixels[:-width])
-    texture = (cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=mask[width:])[0]) \
-        / (max(seg.paper_level, 1.0) * strong)
+    if pixels.size - width > 4:
+        step_x = cv2.absdiff(pixels[1:], pixels[:-1])
+        step_y = cv2.absdiff(pixels[width:], pixels[:-width])
+        steps = cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=mask[width:])[0]
+    else:
+        # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take
+        # arrays of four values or fewer for scalars, so these few steps are summed by NumPy.
+        steps = _masked_mean_steps(pixels, mask_x.reshape(-1), 1) + _masked_mean_steps(pixels, mask, width)
+    texture = steps / (max(seg.paper_level, 1.0) * strong)
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
     # deepest). A blurred outline stroke (a small card seen from afar) spreads ink some way in,
     # but not to the middle; stripes and solid ink reach it.
@@ -521,6 +526,14 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
             (core_ink - paper_ink) / max(stroke_ink - paper_ink, 1e-3),
             (core_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
             _clip((core_ink - paper_ink) / noise, -20.0, 50.0)]
+
+
+def _masked_mean_steps(pixels: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8], step: int) -> float:
+    """Mean of |pixels[i] - pixels[i - step]| over the i >= step where ``mask[i]`` is set (0 if
+    none), as `cv2.mean` gives it; for the few pixels of a tiny inside."""
+    steps = np.abs(pixels[step:].astype(np.int16) - pixels[:-step].astype(np.int16))
+    chosen = steps[mask[step:] != 0]
+    return float(chosen.mean()) if chosen.size else 0.0
 
 
 def _clip(value: float, low: float, high: float) -> float:
