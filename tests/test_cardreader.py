@@ -159,3 +159,41 @@ def test_table_showing_along_two_sides_gives_a_reading_not_an_exception(reader: 
     assert np.isfinite(card_features(card)).all()
     [reading] = reader.read([card])
     assert isinstance(reading, CardReading)
+
+
+def test_quad_iou_and_detection_matching_are_those_of_bench_scenes() -> None:
+    square = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], np.float32)
+    assert training.quad_iou(square, square) == 1.0
+    assert training.quad_iou(square, square + [50, 0]) == pytest.approx(1 / 3, abs=0.02)
+    assert training.quad_iou(square, square + [300, 0]) == 0.0
+    # Each detection in turn takes the card it overlaps most (IoU > 0.5), never one taken before.
+    cards = [square, square + [200, 0]]
+    found = [square + [210, 5], square + [3, 3], square + [5, 0], square + [400, 0]]
+    assert training.match_detections(found, cards) == [(0, 1), (1, 0)]
+
+
+def test_detected_corners_get_the_quarter_turn_the_recognizer_gives_them() -> None:
+    true = np.array([[10, 10], [60, 12], [58, 90], [8, 88]], np.float32)
+    off = true + 1.5
+    np.testing.assert_array_equal(training.as_the_reader_turns(off, true), off)
+    upside_down = np.roll(off, 2, axis=0)
+    np.testing.assert_array_equal(training.as_the_reader_turns(upside_down, true), upside_down)
+    for sideways in (np.roll(off, 1, axis=0), np.roll(off, -1, axis=0)):
+        turned = training.as_the_reader_turns(sideways, true)
+        assert any(np.array_equal(turned, np.roll(off, s, axis=0)) for s in (0, 2))
+        np.testing.assert_array_equal(turned, np.roll(sideways, -1, axis=0))
+
+
+def test_scene_cards_are_cut_from_detected_quads_as_well_as_true_corners() -> None:
+    X_true, y_true = training.scene_table(4321, 1, quads=("true",))
+    X_found, y_found = training.scene_table(4321, 1, quads=("detected",))
+    X_both, y_both = training.scene_table(4321, 1, quads=("detected", "true"))
+    assert 0 < len(X_found) <= len(X_true) and len(X_both) == len(X_found) + len(X_true)
+    labels = lambda y, i: tuple(int(y[name][i]) for name in training.ATTRIBUTES)  # noqa: E731
+    true_labels = sorted(labels(y_true, i) for i in range(len(X_true)))
+    found_labels = sorted(labels(y_found, i) for i in range(len(X_found)))
+    assert all(found_labels.count(v) <= true_labels.count(v) for v in found_labels)
+    np.testing.assert_array_equal(X_both[:len(X_found)], X_found)
+    assert not np.array_equal(X_found, X_true[:len(X_found)])  # the detector's quads are not the true ones
+    with pytest.raises(ValueError, match="quads"):
+        training.scene_table(4321, 1, quads=("guessed",))
