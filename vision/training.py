@@ -548,7 +548,7 @@ def model_card(model: dict[str, Any]) -> str:
         "`vision/cardreader.py` (no pickle, no scikit-learn needed to load). This file is written by the",
         "same command that writes the model, so its figures are that model's.",
         "",
-        "Rebuild (deterministic, a few minutes on 2 cores):",
+        "Rebuild (deterministic, about 10 minutes on 2 cores: most of it generating and detecting the 1,150 scenes):",
         "",
         "    setfinder train --data ../shared/data --out models/",
         "",
