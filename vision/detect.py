@@ -251,9 +251,9 @@ def _grid_neighbours(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                      region: _Region | None = None, rounds: int = 2) -> list[CardQuad]:
     """Cards next to the whole cards found, each a found card's outline moved by one card side
     and sized for its new place (`_neighbour_move`), with a gap and a slip sideways
-    (`_best_neighbours`), where the paper maps are paper,
-    edges trace the moved outline, and it holds a card face of the others' paper with ink about
-    as strong as theirs. They are guesses: any candidate found plainly wins.
+    (`_best_neighbours`), where the paper maps are paper, edges trace the moved outline, and it
+    holds a card face of the others' paper with ink about as strong as theirs. They are
+    guesses: any candidate found plainly wins.
     """
     whole = [c for c in cards if not c.partial]
     if len(whole) < 2:
