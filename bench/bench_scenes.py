@@ -25,18 +25,9 @@ from vision.overlay import draw_board
 from vision.recognize import Recognizer
 from vision.scene import generate_scene
 from vision.tables import TABLES
+from vision.training import quad_iou  # the matching the card reader is trained with
 
 ATTRIBUTES = ("count", "color", "shading", "shape")
-
-
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    x, y, w, h = cv2.boundingRect(np.vstack([a, b]).astype(np.float32))
-    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
-    canvas_b = np.zeros_like(canvas_a)
-    cv2.fillConvexPoly(canvas_a, np.round(a - [x, y]).astype(np.int32), 1)
-    cv2.fillConvexPoly(canvas_b, np.round(b - [x, y]).astype(np.int32), 1)
-    union = np.count_nonzero(canvas_a | canvas_b)
-    return np.count_nonzero(canvas_a & canvas_b) / union if union else 0.0
 
 
 def main() -> None:
