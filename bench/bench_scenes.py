@@ -25,7 +25,7 @@ from vision.overlay import draw_board
 from vision.recognize import Recognizer
 from vision.scene import generate_scene
 from vision.tables import TABLES
-from vision.training import quad_iou  # the matching the card reader is trained with
+from vision.quad import quad_iou  # as vision.training matches detections to cards
 
 ATTRIBUTES = ("count", "color", "shading", "shape")
 

@@ -778,15 +778,8 @@ def _overlap(a: CardQuad, b: CardQuad) -> tuple[int, int, int]:
 
 
 def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
-    union_box = cv2.boundingRect(np.vstack([a.corners, b.corners]).astype(np.float32))
-    x, y, w, h = union_box
-    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
-    canvas_b = np.zeros_like(canvas_a)
-    offset = np.array([x, y], np.float32)
-    cv2.fillConvexPoly(canvas_a, np.round(a.corners - offset).astype(np.int32), 1)
-    cv2.fillConvexPoly(canvas_b, np.round(b.corners - offset).astype(np.int32), 1)
-    inter = np.count_nonzero(canvas_a & canvas_b)
-    union = np.count_nonzero(canvas_a | canvas_b)
+    inter, area_a, area_b = _overlap(a, b)
+    union = area_a + area_b - inter
     return inter / union if union else 0.0
 
 

@@ -1,4 +1,4 @@
-"""Geometry of card outlines: four corners, fitted to a blob's outline, ordered, grown.
+"""Geometry of card outlines: four corners, fitted to a blob's outline, ordered, grown, compared.
 
 Corners are (x, y) image pixels, float32 (4, 2), clockwise on screen (y points down) from the
 card's top-left with the card read portrait: the first side is a short one.
@@ -134,3 +134,17 @@ def short_side(corners: npt.NDArray[np.float32]) -> float:
     """The mean length of the shorter pair of opposite sides, in pixels."""
     sides = np.sqrt(((corners[NEXT] - corners) ** 2).sum(axis=1))
     return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+
+
+def quad_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
+    """Intersection over union of two convex quads (4, 2) (x, y), rasterised at whole pixels
+    (as bench/bench_scenes.py scores detections)."""
+    a = np.asarray(a, np.float64).reshape(4, 2)
+    b = np.asarray(b, np.float64).reshape(4, 2)
+    x, y, w, h = cv2.boundingRect(np.vstack([a, b]).astype(np.float32))
+    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
+    canvas_b = np.zeros_like(canvas_a)
+    cv2.fillConvexPoly(canvas_a, np.round(a - [x, y]).astype(np.int32), 1)
+    cv2.fillConvexPoly(canvas_b, np.round(b - [x, y]).astype(np.int32), 1)
+    union = np.count_nonzero(canvas_a | canvas_b)
+    return np.count_nonzero(canvas_a & canvas_b) / union if union else 0.0

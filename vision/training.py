@@ -32,6 +32,7 @@ import numpy.typing as npt
 from core.cards import COLORS, COUNTS, SHADINGS, SHAPES
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop, warp_card
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards
+from vision.quad import quad_iou
 
 T = TypeVar("T")
 ProgressFn = Callable[[Iterable[T], int, str], Iterator[T]]
@@ -279,20 +280,6 @@ def synthetic_table(rounds: int, seed: int, progress: ProgressFn[Any] = _identit
             targets[name].append(CLASSES[name].index(values[name]))
     X = np.stack(rows) if rows else np.zeros((0, N_FEATURES), np.float32)
     return X, {name: np.asarray(values, dtype=np.int64) for name, values in targets.items()}
-
-
-def quad_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
-    """Intersection over union of two convex quads (4, 2) (x, y), rasterised at whole pixels
-    (as bench/bench_scenes.py scores detections)."""
-    a = np.asarray(a, np.float64).reshape(4, 2)
-    b = np.asarray(b, np.float64).reshape(4, 2)
-    x, y, w, h = cv2.boundingRect(np.vstack([a, b]).astype(np.float32))
-    canvas_a = np.zeros((h + 2, w + 2), np.uint8)
-    canvas_b = np.zeros_like(canvas_a)
-    cv2.fillConvexPoly(canvas_a, np.round(a - [x, y]).astype(np.int32), 1)
-    cv2.fillConvexPoly(canvas_b, np.round(b - [x, y]).astype(np.int32), 1)
-    union = np.count_nonzero(canvas_a | canvas_b)
-    return np.count_nonzero(canvas_a & canvas_b) / union if union else 0.0
 
 
 def match_detections(found: Sequence[npt.ArrayLike], expected: Sequence[npt.ArrayLike]) -> list[tuple[int, int]]:
