@@ -312,6 +312,27 @@ class GatedRecognizer:
         return Board((), index, image.shape[0])
 
 
+class PuttingOffRecognizer(GatedRecognizer):
+    """A `GatedRecognizer` that, after frame 0's board, has work put off (as
+    `StreamRecognizer`'s periodic search) which ends only once the file ``caught-up`` exists."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.put_off = False
+
+    def read_board(self, image: np.ndarray) -> Board:
+        board = super().read_board(image)
+        self.put_off = int(image[0, 0, 0]) == 0
+        return board
+
+    def catch_up(self) -> bool:
+        if not self.put_off:
+            return False
+        wait_until(lambda: (self.folder / "caught-up").exists(), "the test to end the put-off work")
+        self.put_off = False
+        return True
+
+
 class CrashingRecognizer:
     """Kills its process on the first frame, as a crash in native code would."""
 
@@ -398,6 +419,30 @@ def test_pool_reads_the_newest_frames_and_applies_boards_in_frame_order(tmp_path
     # seen in every frame since the last board applied comes with the next (frame 2 moved).
     assert [(board.width, moving) for board, moving in tracker.updates] == [(1, True), (4, True)]
     assert pool.reads == 2 and pool.stale == 2
+
+
+def test_a_process_doing_put_off_work_gets_no_frame_until_it_is_done(tmp_path: Path) -> None:
+    tracker = RecordingTracker()
+    pool = PoolReading(PuttingOffRecognizer(tmp_path), tracker, workers=2)  # type: ignore[arg-type]
+    frames = numbered_frames(4)
+    try:
+        wait_until(lambda: pool.started == 2, "both processes to start")
+        pool.answer(frames[0], moving=False)
+        (tmp_path / "go-0").touch()  # read, answered, then busy with the put-off work
+        wait_until(lambda: pool.reads == 1, "frame 0's board, sent before the put-off work")
+        pool.answer(frames[1], moving=False)
+        assert pool.in_progress == [1]  # the other process takes it
+        pool.answer(frames[2], moving=False)  # neither is free: frame 2 waits ...
+        time.sleep(0.2)
+        assert pool.in_progress == [1]  # ... not queued behind the put-off work
+        (tmp_path / "caught-up").touch()
+        wait_until(lambda: pool.in_progress == [1, 2], "frame 2 handed over once the work is done")
+        for index in (1, 2):
+            (tmp_path / f"go-{index}").touch()
+            wait_until(lambda: pool.reads == index + 1, f"frame {index}'s board")
+    finally:
+        pool.close()
+    assert [board.width for board, _ in tracker.updates] == [0, 1, 2] and pool.stale == 0
 
 
 @needs_proc_children
@@ -530,6 +575,23 @@ def test_motion_meter_sees_a_hand_resting_over_the_edge_but_not_a_card_taken() -
         meter.update(table)
     after = [meter.update(card_taken) for _ in range(10)]
     assert not any(after[5:]) and not meter.reaching_in  # only the lag test saw the change
+
+
+def test_motion_meter_takes_no_fingertip_at_the_edge_for_the_still_table() -> None:
+    """A fingertip coming in over the edge of a long-still table, too small for the lag test, is
+    reaching in; and once it has gone the table is still at once (the fingertip never became
+    part of the reference picture, to show up as a change when it leaves)."""
+    meter = MotionMeter(accept_after=30)
+    table = np.full((720, 960, 3), 80, np.uint8)
+    cv2.rectangle(table, (400, 300), (480, 420), (230, 230, 230), -1)  # a card
+    for _ in range(40):
+        meter.update(table)
+    fingertip = table.copy()
+    cv2.rectangle(fingertip, (440, 656), (520, 719), (120, 160, 210), -1)  # 0.7% of the picture
+    touching = [meter.update(fingertip) for _ in range(10)]
+    assert all(touching[5:]) and meter.reaching_in and not meter.moving
+    gone = [meter.update(table) for _ in range(10)]
+    assert not any(gone[5:]) and not meter.reaching_in
 
 
 def _moves_between(a: np.ndarray, b: np.ndarray) -> bool:
@@ -806,14 +868,15 @@ def test_generated_game_readings_hold_still_while_the_table_does(generated_game:
 def test_generated_game_through_reading_processes_gives_the_same_answers(generated_game: dict[str, Any]) -> None:
     """The pool reads with the same recogniser: frames handed over one at a time (each read
     before the next arrives), its steady answers are exactly those of reading every frame in
-    turn, to the first hand and beyond."""
-    from vision.recognize import Recognizer
+    turn, to the first hand and beyond. One process: each process keeps its own keyframe
+    (`StreamRecognizer`), so with two the answers would hang on which process was free first."""
+    from vision.recognize import Recognizer, StreamRecognizer
 
     source = VideoSource.open_video(generated_game["video"])
     frames = [frame for frame in iter(source.read, None)][:45]
     source.close()
     tracker, motion = RecordingTracker(BoardTracker()), MotionMeter()
-    pool = PoolReading(Recognizer(), tracker, workers=2)  # type: ignore[arg-type]
+    pool = PoolReading(StreamRecognizer(Recognizer()), tracker, workers=1)  # type: ignore[arg-type]
     try:
         for count, frame in enumerate(frames, start=1):
             pool.answer(frame, motion.update(frame.image))

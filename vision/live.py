@@ -307,8 +307,9 @@ class MotionMeter:
       always come in over the edge, while cards taken or dealt change patches inside the
       picture; so a hand resting on the table still counts, where the frame-to-frame test
       alone would call it still. The reference is the last picture that stayed still for
-      ``accept_after`` frames, so a lasting change (a cup put down at the edge, the light)
-      is accepted after that long.
+      ``accept_after`` frames (counted from the last movement and from the first frame of a
+      change at the edge), so a lasting change (a cup put down at the edge, the light) is
+      accepted after that long.
 
     Memory: ``lag`` + 1 small frames.
     """
@@ -340,10 +341,15 @@ class MotionMeter:
             return False
         self.moving = bool(np.count_nonzero(cv2.absdiff(grey, earlier) > self.level)
                            > self.fraction * grey.size)
-        self._still_for = 0 if self.moving else self._still_for + 1
+        reference = grey if self._reference is None else self._reference
+        reaching_in = self._touches_edge(cv2.absdiff(grey, reference) > self.level)
+        # Stillness counts from the last movement or the first frame of a change at the edge:
+        # a fingertip coming in too slowly for the lag test must not become the reference.
+        started_reaching = reaching_in and not self.reaching_in
+        self._still_for = 0 if self.moving or started_reaching else self._still_for + 1
         if self._still_for >= self.accept_after or self._reference is None:
-            self._reference = grey
-        self.reaching_in = self._touches_edge(cv2.absdiff(grey, self._reference) > self.level)
+            self._reference, reaching_in = grey, False
+        self.reaching_in = reaching_in
         return self.moving or self.reaching_in
 
     def _touches_edge(self, changed: npt.NDArray[np.bool_]) -> bool:
@@ -599,6 +605,7 @@ class InlineReading:
         steady = self.tracker.update(self.recognizer.read_board(frame.image), scene_moving=moving)
         self.reads += 1
         self._read_at.append(time.perf_counter())
+        _catch_up(self.recognizer)
         return steady, frame
 
     @property
@@ -663,6 +670,12 @@ class BackgroundReading:
                 self._latest = (steady, frame)
                 self.reads += 1
                 self._read_at.append(time.perf_counter())
+            try:
+                _catch_up(self.recognizer)
+            except BaseException as error:  # noqa: BLE001 (raised again in the caller's thread)
+                with self._wake:
+                    self._error = error
+                return
 
     @property
     def reads_per_s(self) -> float:
@@ -694,8 +707,9 @@ class _Worker:
     number: int
     process: Any  # multiprocessing.process.BaseProcess
     frames: Any  # Connection, parent -> worker: (index, shape) then the pixels
-    results: Any  # Connection, worker -> parent: ("ready" | "board" | "error", index, payload)
-    # payload: None, the Board read, or the error's text
+    results: Any  # Connection, worker -> parent: (kind, index, payload): kind "ready", "board",
+    # "board, busy" (the board, then put-off work before the next "ready") or "error"; payload
+    # None, the Board read, or the error's text
     ready: bool = False
     reading: Frame | None = None
     done: bool = False
@@ -713,7 +727,8 @@ class PoolReading:
 
     Frames are handed over when a process is free: at `answer` (the newest frame), or as soon as
     a process finishes, if a newer frame arrived meanwhile; frames no process was free for are
-    skipped. Boards come back in any order: one read from a frame older than the last one
+    skipped. A process with work put off until after its answer (`StreamRecognizer.catch_up`)
+    sends the board first and is free again once that work is done. Boards come back in any order: one read from a frame older than the last one
     applied is dropped (``stale``), so the tracker never steps back in time. Whether the
     picture moved is gathered from every frame shown since the last board applied.
 
@@ -876,6 +891,7 @@ class PoolReading:
             return None
         frame, worker.reading = worker.reading, None
         assert frame is not None and frame.index == index
+        worker.ready = kind == "board"  # "board, busy": free again at its next "ready"
         if index <= self._applied:
             self.stale += 1  # a newer frame's board is already out: never step back
         else:
@@ -961,9 +977,28 @@ def _read_boards(blob: bytes, frames: Any, results: Any) -> None:
             except Exception as error:  # noqa: BLE001
                 results.send(("error", index, f"{type(error).__name__}: {error}"))
                 return
-            results.send(("board", index, board))
+            if not getattr(recognizer, "put_off", False):
+                results.send(("board", index, board))
+                continue
+            # Answer first, then do the put-off work, and only then take another frame: one
+            # sent meanwhile would wait here while another process may be free.
+            results.send(("board, busy", index, board))
+            try:
+                _catch_up(recognizer)
+            except Exception as error:  # noqa: BLE001
+                results.send(("error", index, f"{type(error).__name__}: {error}"))
+                return
+            results.send(("ready", None, None))
     except (EOFError, OSError):
         return  # the parent has gone or closed the pool
+
+
+def _catch_up(recognizer: Recognise) -> None:
+    """Work the recogniser put off until its answer was out (`StreamRecognizer.catch_up`: the
+    periodic search of a still table), done while the answer is being shown."""
+    catch_up = getattr(recognizer, "catch_up", None)
+    if catch_up is not None:
+        catch_up()
 
 
 @contextmanager
