@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -42,11 +43,18 @@ class Recognizer:
     def read_board_timed(self, image: npt.NDArray[np.uint8], scale: float = 1.0
                          ) -> tuple[Board, dict[str, float]]:
         """`read_board` plus the milliseconds spent in each stage (detect, warp, read, order)."""
-        timings: dict[str, float] = {}
         start = time.perf_counter()
         quads = find_cards(image)
-        timings["detect"] = _ms_since(start)
+        detect_ms = _ms_since(start)
+        board, _, timings = self.read_board_at(image, quads, scale)
+        return board, {"detect": detect_ms, **timings}
 
+    def read_board_at(self, image: npt.NDArray[np.uint8], quads: list[CardQuad], scale: float = 1.0
+                      ) -> tuple[Board, list[CardQuad], dict[str, float]]:
+        """The board of the cards at ``quads`` in ``image`` (found there or in an earlier frame of
+        the same still table): the board, the outlines as finally read (a card found sideways
+        is turned a quarter), and the milliseconds of each stage (warp, read, order+sets)."""
+        timings: dict[str, float] = {}
         start = time.perf_counter()
         canonical = [warp_card(image, quad.corners) for quad in quads]
         timings["warp"] = _ms_since(start)
@@ -73,7 +81,7 @@ class Recognizer:
         board = Board(cards=ordered, width=round(width * scale), height=round(height * scale))
         board.sets()  # the rules core's answer is part of the timed work
         timings["order+sets"] = _ms_since(start)
-        return board, timings
+        return board, quads, timings
 
 
     def _turn_sideways_cards(self, image: npt.NDArray[np.uint8], quads: list[CardQuad],
@@ -93,6 +101,102 @@ class Recognizer:
             if reading.confidence >= readings[i].confidence - 0.02:
                 quads[i], readings[i] = quad, reading
         return quads, readings
+
+
+class StreamRecognizer:
+    """Reads the frames of one camera stream, finding the cards afresh only when the picture
+    has changed since they were last found.
+
+    A webcam over a still table sends the same cards 30 times a second, and finding them is
+    most of the cost of a board (the outline search; warping and reading 12 cards is a
+    quarter of it). So each frame is first compared with the *keyframe*, the last frame the
+    cards were found in, at 1/8 size in colour (which averages away sensor noise). While no
+    patch of it changed, the cards are re-read where they were found: every reading is still
+    made from this frame's pixels, so the tracker's votes stay fresh. Anything that changes
+    the picture (a hand, a card taken or dealt or nudged, the camera, the light) makes the
+    frame a new keyframe, searched before its board is answered.
+
+    Every ``refresh_every``-th read of a still picture also searches again, so that a card the
+    keyframe's search missed gets another chance, as it would frame by frame. That search is
+    not needed for the answer at hand, so it is put off to `catch_up`, which live mode calls
+    once the answer has gone out (and the next read does, if nobody did): on a still table no
+    answer waits for a search.
+
+    One `StreamRecognizer` per stream and per reading process (it keeps its keyframe); its
+    boards come from the `Recognizer`'s own steps, so live mode reads with the one path.
+    """
+
+    def __init__(self, recognizer: Recognizer | None = None, *, level: int = 24,
+                 changed_pixels: int = 4, refresh_every: int = 8) -> None:
+        if refresh_every < 1:
+            raise ValueError(f"refresh_every must be at least 1, got {refresh_every}")
+        self.recognizer = recognizer if recognizer is not None else Recognizer()
+        self.level = level  # a small pixel changed: any channel by more than this
+        self.changed_pixels = changed_pixels  # the picture changed: more small pixels than this
+        self.refresh_every = refresh_every
+        self.searches = self.reuses = 0
+        self._keyframe: npt.NDArray[np.int16] | None = None
+        self._quads: list[CardQuad] = []
+        self._reads_since_search = 0
+        self._refresh: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int16]] | None = None
+
+    def read_board(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Board:
+        """The board seen in a BGR uint8 (H, W, 3) frame of the stream (as `Recognizer.read_board`).
+        The frame is kept until `catch_up` when its search was put off: do not write into it."""
+        return self.read_board_timed(image, scale)[0]
+
+    def read_board_timed(self, image: npt.NDArray[np.uint8], scale: float = 1.0
+                         ) -> tuple[Board, dict[str, float]]:
+        """`read_board` plus the milliseconds per stage; ``detect`` covers the change test
+        and, on a keyframe, the search."""
+        self.catch_up()
+        start = time.perf_counter()
+        small = _small_colour(image)
+        if self._same_picture(small):
+            quads, self.reuses = self._quads, self.reuses + 1
+            self._reads_since_search += 1
+            if self._reads_since_search >= self.refresh_every:
+                self._refresh = (image, small)
+        else:
+            quads = self._search(image, small)
+            self._reads_since_search = 1
+        detect_ms = _ms_since(start)
+        board, self._quads, timings = self.recognizer.read_board_at(image, quads, scale)
+        return board, {"detect": detect_ms, **timings}
+
+    @property
+    def put_off(self) -> bool:
+        """Is there a search for `catch_up` to make?"""
+        return self._refresh is not None
+
+    def catch_up(self) -> bool:
+        """Make the search the last read put off, if it did (True then): its outlines serve
+        the reads that follow."""
+        if self._refresh is None:
+            return False
+        image, small = self._refresh
+        self._refresh = None
+        self._quads = self._search(image, small)
+        return True
+
+    def _search(self, image: npt.NDArray[np.uint8], small: npt.NDArray[np.int16]) -> list[CardQuad]:
+        self.searches += 1
+        self._keyframe, self._reads_since_search = small, 0
+        return find_cards(image)
+
+    def _same_picture(self, small: npt.NDArray[np.int16]) -> bool:
+        keyframe = self._keyframe
+        if keyframe is None or keyframe.shape != small.shape:
+            return False
+        changed = np.count_nonzero((np.abs(small - keyframe) > self.level).any(axis=2))
+        return changed <= self.changed_pixels
+
+
+def _small_colour(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.int16]:
+    """``image`` at 1/8 size (area-averaged), as signed integers ready to subtract."""
+    height, width = image.shape[:2]
+    small = cv2.resize(image, (max(1, width // 8), max(1, height // 8)), interpolation=cv2.INTER_AREA)
+    return np.asarray(small, dtype=np.int16)
 
 
 @lru_cache(maxsize=1)

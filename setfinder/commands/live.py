@@ -104,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_recognizer() -> Any:
     from setfinder.errors import UserError
-    from vision.recognize import Recognizer
+    from vision.recognize import Recognizer, StreamRecognizer
 
     try:
-        return Recognizer()
+        return StreamRecognizer(Recognizer())
     except (OSError, ValueError) as error:
         raise UserError(f"cannot load the card reader model: {error}") from None
 

@@ -224,12 +224,12 @@ def _open_source(args: argparse.Namespace) -> TableSource:
 
     try:
         if args.video is not None:
-            return SteadyViews(VideoSource.open_video(args.video), _recognizer())
+            return SteadyViews(VideoSource.open_video(args.video), _stream_recognizer())
         # A camera is read in its own thread keeping only the newest frame, as in live mode.
         camera = LatestFrameReader(VideoSource.open_camera(args.camera))
     except LiveError as error:
         raise UserError(str(error)) from None
-    return SteadyViews(camera, _recognizer(), max_frames=MAX_FRAMES_PER_VIEW)
+    return SteadyViews(camera, _stream_recognizer(), max_frames=MAX_FRAMES_PER_VIEW)
 
 
 def _recognizer() -> Any:
@@ -239,6 +239,13 @@ def _recognizer() -> Any:
         return Recognizer()
     except (OSError, ValueError) as error:
         raise UserError(f"cannot load the card reader model ({error}); rebuild it with `setfinder train`") from None
+
+
+def _stream_recognizer() -> Any:
+    """For the frames of a video or camera: cards found afresh only when the picture changes."""
+    from vision.recognize import StreamRecognizer
+
+    return StreamRecognizer(_recognizer())
 
 
 # -- the session ----------------------------------------------------------------------------------

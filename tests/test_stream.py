@@ -1,0 +1,97 @@
+"""`StreamRecognizer`: the cards of a still table are found once and re-read in each frame; any
+change in the picture (a card taken, a hand, the camera) and every few frames, they are found
+afresh."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cardreader import DEFAULT_MODEL_PATH
+from vision.recognize import Recognizer, StreamRecognizer
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(),
+                                reason="models/card_reader.json absent: run `setfinder train`")
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+@pytest.fixture(scope="module")
+def table() -> tuple[np.ndarray, dict]:
+    from vision.scene import generate_scene
+
+    return generate_scene(21, 12, size=(960, 720), table="felt", effects=0.3, partial=False,
+                          overlap=False, distractors=False, deal="sets")
+
+
+def noisy(image: np.ndarray, seed: int) -> np.ndarray:
+    """The frame again, with fresh sensor noise as a camera would send it."""
+    noise = np.random.default_rng(seed).normal(0, 2.5, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+def cards_of(board) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(str(seen.card) for seen in board.cards)
+
+
+def without_card(image: np.ndarray, corners: list[list[float]]) -> np.ndarray:
+    """The table with one card taken away: its place painted in the felt's colour."""
+    taken = image.copy()
+    felt = np.median(image[:20, :20].reshape(-1, 3), axis=0)
+    cv2.fillConvexPoly(taken, np.round(corners).astype(np.int32), felt.tolist())
+    return taken
+
+
+def test_a_still_table_is_searched_once_and_read_in_every_frame(recognizer: Recognizer, table) -> None:
+    image, truth = table
+    stream = StreamRecognizer(recognizer)
+    boards = [stream.read_board(noisy(image, seed)) for seed in range(4)]
+    assert (stream.searches, stream.reuses) == (1, 3)
+    expected = sorted(card["card"] for card in truth["cards"])
+    assert all(cards_of(board) == expected for board in boards)
+    # Re-read where found, but from each frame's own pixels: the confidences differ a little.
+    assert len({round(boards[i].cards[0].confidence, 6) for i in range(4)}) > 1
+    assert boards[1].cards[0].corners == boards[3].cards[0].corners
+
+
+def test_a_card_taken_makes_a_new_search(recognizer: Recognizer, table) -> None:
+    image, truth = table
+    stream = StreamRecognizer(recognizer)
+    stream.read_board(noisy(image, 0))
+    gone = truth["cards"][5]
+    board = stream.read_board(noisy(without_card(image, gone["corners"]), 1))
+    assert stream.searches == 2
+    expected = sorted(card["card"] for card in truth["cards"] if card is not gone)
+    assert cards_of(board) == expected
+
+
+def test_every_few_reads_the_cards_are_searched_for_again_after_the_answer(recognizer: Recognizer,
+                                                                           table) -> None:
+    image, _ = table
+    stream = StreamRecognizer(recognizer, refresh_every=3)
+    searches = []
+    for seed in range(6):
+        stream.read_board(noisy(image, seed))
+        searches.append(stream.searches)
+    # The first read searches; the third read is answered from the old outlines and its search
+    # put off, to be made by the next read (no one called catch_up) before it is answered.
+    assert searches == [1, 1, 1, 2, 2, 2] and stream.reuses == 5
+    assert stream.catch_up() and stream.searches == 3
+    assert not stream.catch_up() and stream.searches == 3
+
+
+def test_a_frame_of_another_size_is_searched(recognizer: Recognizer, table) -> None:
+    image, _ = table
+    stream = StreamRecognizer(recognizer)
+    stream.read_board(image)
+    board = stream.read_board(cv2.resize(image, (640, 480), interpolation=cv2.INTER_AREA))
+    assert stream.searches == 2 and (board.width, board.height) == (640, 480)
+
+
+def test_refresh_every_must_be_positive(recognizer: Recognizer) -> None:
+    with pytest.raises(ValueError, match="refresh_every"):
+        StreamRecognizer(recognizer, refresh_every=0)
