@@ -1,7 +1,8 @@
 """Live mode: camera frames in, steady SETs out, drawn on the picture as it moves.
 
 Each frame shown: check whether the picture is moving (`MotionMeter`: a hand, the camera) ->
-read the board (`vision.recognize`, the same path as photo mode) and steady it
+read the board (`vision.recognize`, the same path as photo mode; the command line reads with a
+`StreamRecognizer`, which finds the cards only when the picture changed) and steady it
 (`vision.tracking.BoardTracker`) -> draw it (`vision.overlay.draw_board`) and/or write it as a
 JSON line (`vision.report.board_to_json`).
 
@@ -728,9 +729,10 @@ class PoolReading:
     Frames are handed over when a process is free: at `answer` (the newest frame), or as soon as
     a process finishes, if a newer frame arrived meanwhile; frames no process was free for are
     skipped. A process with work put off until after its answer (`StreamRecognizer.catch_up`)
-    sends the board first and is free again once that work is done. Boards come back in any order: one read from a frame older than the last one
-    applied is dropped (``stale``), so the tracker never steps back in time. Whether the
-    picture moved is gathered from every frame shown since the last board applied.
+    sends the board first and is free again once that work is done. Boards come back in any
+    order: one read from a frame older than the last one applied is dropped (``stale``), so the
+    tracker never steps back in time. Whether the picture moved is gathered from every frame
+    shown since the last board applied.
 
     A process that fails (an exception in the reader, a crash, or it does not start) stops the
     run with a one-line `LiveError` at the next `answer`. `close` stops every process (asking,
