@@ -9,11 +9,13 @@ The clip is `vision.video.generate_clip` (a steady table, a hand takes a SET, de
 at ``--render-fps`` and shown at 30 frames per second by repeating each rendered frame with
 fresh sensor noise (rendering a frame takes most of a second, so a true 30 fps clip would take
 minutes to make: ``--render-fps 30``). Boards are read as live mode reads them, with
-`vision.recognize.StreamRecognizer`: the cards are searched for only when the picture changes
-(and every 8th read of a still one, after its answer), otherwise re-read where they were found.
-So the repeats matter: at 6 rendered frames a second, a hand moves every 5th frame and the 4
-between are re-read; with ``--render-fps 30`` the hand moves in every frame, each one searched,
-which is the honest figure for the hand phases. ``--search-every-frame`` reads with the plain
+`vision.recognize.StreamRecognizer`: the cards are searched for only when a change in the
+picture has settled (and every 8th read of a still one, after its answer), otherwise re-read
+where they were found; while the picture keeps changing (a hand moving), only the cards away
+from the change are re-read. So the repeats matter: at 6 rendered frames a second, the hand
+moves every 5th frame and the repeats between are still frames, each change searched once;
+with ``--render-fps 30`` the hand moves in every frame, which is the honest case for the hand
+phases. ``--search-every-frame`` reads with the plain
 `Recognizer` (a search in every frame) to compare. The runs, all drawing the overlay as the
 window would:
 

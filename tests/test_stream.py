@@ -58,15 +58,39 @@ def test_a_still_table_is_searched_once_and_read_in_every_frame(recognizer: Reco
     assert boards[1].cards[0].corners == boards[3].cards[0].corners
 
 
-def test_a_card_taken_makes_a_new_search(recognizer: Recognizer, table) -> None:
+def test_a_card_taken_makes_a_new_search_once_the_picture_settles(recognizer: Recognizer, table) -> None:
     image, truth = table
     stream = StreamRecognizer(recognizer)
     stream.read_board(noisy(image, 0))
     gone = truth["cards"][5]
-    board = stream.read_board(noisy(without_card(image, gone["corners"]), 1))
-    assert stream.searches == 2
+    taken = without_card(image, gone["corners"])
     expected = sorted(card["card"] for card in truth["cards"] if card is not gone)
-    assert cards_of(board) == expected
+    # The first frame without it could be one of a hand moving: the cards away from the change
+    # are re-read, none searched for; the next frame like it is searched.
+    board = stream.read_board(noisy(taken, 1))
+    assert (stream.searches, stream.while_moving) == (1, 1) and cards_of(board) == expected
+    board = stream.read_board(noisy(taken, 2))
+    assert stream.searches == 2 and cards_of(board) == expected
+    assert stream.read_board(noisy(taken, 3)) and stream.reuses == 1
+
+
+def test_while_the_picture_changes_only_cards_away_from_the_change_are_read(recognizer: Recognizer,
+                                                                            table) -> None:
+    image, truth = table
+    stream = StreamRecognizer(recognizer)
+    stream.read_board(noisy(image, 0))
+    boards = []
+    for step in range(4):  # a hand sliding in over the bottom row
+        frame = noisy(image, step + 1)
+        cv2.rectangle(frame, (300 + 40 * step, 480), (460 + 40 * step, 719), (120, 160, 210), -1)
+        boards.append(stream.read_board(frame))
+    assert (stream.searches, stream.while_moving) == (1, 4)
+    top = sorted(card["card"] for card in truth["cards"] if max(y for _, y in card["corners"]) < 460)
+    assert top and all(set(top) <= set(cards_of(board)) for board in boards)
+    assert all(len(board.cards) < len(truth["cards"]) for board in boards)
+    # The hand gone and nothing taken: the picture is the keyframe's again, all re-read.
+    board = stream.read_board(noisy(image, 9))
+    assert stream.searches == 1 and cards_of(board) == sorted(card["card"] for card in truth["cards"])
 
 
 def test_every_few_reads_the_cards_are_searched_for_again_after_the_answer(recognizer: Recognizer,
@@ -82,6 +106,18 @@ def test_every_few_reads_the_cards_are_searched_for_again_after_the_answer(recog
     assert searches == [1, 1, 1, 2, 2, 2] and stream.reuses == 5
     assert stream.catch_up() and stream.searches == 3
     assert not stream.catch_up() and stream.searches == 3
+
+
+def test_a_picture_that_never_settles_is_still_searched_now_and_then(recognizer: Recognizer, table) -> None:
+    image, _ = table
+    stream = StreamRecognizer(recognizer, refresh_every=2)
+    stream.read_board(noisy(image, 0))
+    for step in range(10):  # a screen in view, scrolling: every frame unlike the one before
+        frame = noisy(image, step + 1)
+        cv2.rectangle(frame, (24 * step, 0), (24 * step + 60, 90), (200, 200, 200), -1)
+        stream.read_board(frame)
+    # Searched first, then once 8 reads (4 x refresh_every) went without: the 9th read.
+    assert stream.searches == 2 and stream.while_moving == 9
 
 
 def test_a_frame_of_another_size_is_searched(recognizer: Recognizer, table) -> None:

@@ -112,9 +112,12 @@ class StreamRecognizer:
     quarter of it). So each frame is first compared with the *keyframe*, the last frame the
     cards were found in, at 1/8 size in colour (which averages away sensor noise). While no
     patch of it changed, the cards are re-read where they were found: every reading is still
-    made from this frame's pixels, so the tracker's votes stay fresh. Anything that changes
-    the picture (a hand, a card taken or dealt or nudged, the camera, the light) makes the
-    frame a new keyframe, searched before its board is answered.
+    made from this frame's pixels, so the tracker's votes stay fresh. A change that stays (a
+    card taken or dealt or nudged, the camera, the light) makes a new keyframe, searched before
+    its board is answered: the first frame that is like the one read before it. While the
+    picture keeps changing from frame to frame (a hand moving over the table), nothing is
+    searched: the cards away from the changed pixels are re-read, the others left out until it
+    settles (the tracker holds its answer while the picture moves anyway).
 
     Every ``refresh_every``-th read of a still picture also searches again, so that a card the
     keyframe's search missed gets another chance, as it would frame by frame. That search is
@@ -134,8 +137,11 @@ class StreamRecognizer:
         self.level = level  # a small pixel changed: any channel by more than this
         self.changed_pixels = changed_pixels  # the picture changed: more small pixels than this
         self.refresh_every = refresh_every
-        self.searches = self.reuses = 0
+        # A picture that never settles (a flickering screen in view) is searched this often.
+        self.longest_without_search = 4 * refresh_every
+        self.searches = self.reuses = self.while_moving = 0
         self._keyframe: npt.NDArray[np.int16] | None = None
+        self._previous: npt.NDArray[np.int16] | None = None  # the last frame read, small
         self._quads: list[CardQuad] = []
         self._reads_since_search = 0
         self._refresh: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int16]] | None = None
@@ -152,16 +158,29 @@ class StreamRecognizer:
         self.catch_up()
         start = time.perf_counter()
         small = _small_colour(image)
-        if self._same_picture(small):
+        changed = self._changed_since(self._keyframe, small)
+        if changed is not None and np.count_nonzero(changed) <= self.changed_pixels:
             quads, self.reuses = self._quads, self.reuses + 1
             self._reads_since_search += 1
             if self._reads_since_search >= self.refresh_every:
                 self._refresh = (image, small)
+            keep = True
+        elif changed is not None and self._still_changing(small) \
+                and self._reads_since_search < self.longest_without_search:
+            # A hand moving over the table: searching each frame of it costs the most and
+            # gives nothing that lasts; the cards away from the change are re-read, the rest
+            # wait for the picture to settle (the next frame like this one).
+            quads, keep = [q for q in self._quads if not _touches(changed, q.corners)], False
+            self.while_moving += 1
+            self._reads_since_search += 1
         else:
-            quads = self._search(image, small)
+            quads, keep = self._search(image, small), True
             self._reads_since_search = 1
+        self._previous = small
         detect_ms = _ms_since(start)
-        board, self._quads, timings = self.recognizer.read_board_at(image, quads, scale)
+        board, read, timings = self.recognizer.read_board_at(image, quads, scale)
+        if keep:
+            self._quads = read
         return board, {"detect": detect_ms, **timings}
 
     @property
@@ -184,12 +203,25 @@ class StreamRecognizer:
         self._keyframe, self._reads_since_search = small, 0
         return find_cards(image)
 
-    def _same_picture(self, small: npt.NDArray[np.int16]) -> bool:
-        keyframe = self._keyframe
-        if keyframe is None or keyframe.shape != small.shape:
-            return False
-        changed = np.count_nonzero((np.abs(small - keyframe) > self.level).any(axis=2))
-        return changed <= self.changed_pixels
+    def _changed_since(self, earlier: npt.NDArray[np.int16] | None, small: npt.NDArray[np.int16]
+                       ) -> npt.NDArray[np.bool_] | None:
+        """Which small pixels changed since ``earlier`` (None: nothing to compare with)."""
+        if earlier is None or earlier.shape != small.shape:
+            return None
+        return np.asarray((np.abs(small - earlier) > self.level).any(axis=2))
+
+    def _still_changing(self, small: npt.NDArray[np.int16]) -> bool:
+        """Did the picture change since the last frame read, too?"""
+        changed = self._changed_since(self._previous, small)
+        return changed is not None and np.count_nonzero(changed) > self.changed_pixels
+
+
+def _touches(changed: npt.NDArray[np.bool_], corners: npt.NDArray[np.float32]) -> bool:
+    """Is any changed small pixel (1/8 size) within the bounding box of ``corners`` (pixels)?"""
+    height, width = changed.shape
+    x0, y0 = np.floor(corners.min(axis=0) / 8).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0) / 8).astype(int)
+    return bool(changed[max(0, y0):min(height, y1 + 1), max(0, x0):min(width, x1 + 1)].any())
 
 
 def _small_colour(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.int16]:
