@@ -663,16 +663,11 @@ class BackgroundReading:
             assert frame is not None
             try:
                 steady = self.tracker.update(self.recognizer.read_board(frame.image), scene_moving=moving)
-            except BaseException as error:  # noqa: BLE001 (raised again in the caller's thread)
                 with self._wake:
-                    self._error = error
-                return
-            with self._wake:
-                self._latest = (steady, frame)
-                self.reads += 1
-                self._read_at.append(time.perf_counter())
-            try:
-                _catch_up(self.recognizer)
+                    self._latest = (steady, frame)
+                    self.reads += 1
+                    self._read_at.append(time.perf_counter())
+                _catch_up(self.recognizer)  # once the answer is out
             except BaseException as error:  # noqa: BLE001 (raised again in the caller's thread)
                 with self._wake:
                     self._error = error
