@@ -336,3 +336,33 @@ def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
                         True, 1.0, ink=0.8)
     kept = _keep_consistent([card, sliver, cut_card], image)
     assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
+
+
+def test_cards_on_a_white_table_brighter_than_them_are_found() -> None:
+    # A white table under a spotlight, lit brighter than the cards at its middle: every
+    # whiteness map takes the table for one big card holding the real ones as its symbols.
+    # Only the cards' faint outlines show them.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(6047, 18, size=(960, 720), table="white", effects=1.0)
+    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+    cards = find_cards(image)
+    found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
+    assert found >= 0.75 * len(expected)  # 0 before the edge-hull map, 14 of 18 with it
+    assert len(cards) - found <= 1
+
+
+def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
+    # A camera tilted 45 degrees foreshortens what lies along the tilt: cards lying across it
+    # look 2.2 long for their width, cards turned a quarter 1.1. Both are cards.
+    from vision.detect import _aspect_fits
+
+    assert _aspect_fits(1.1, 2.2) and _aspect_fits(2.2, 1.1)
+    assert _aspect_fits(1.56, 1.56)
+    assert not _aspect_fits(1.56 * 2.2, 2.2) and not _aspect_fits(3.5, 1.56)
+    image = np.full((540, 720, 3), (60, 90, 120), np.uint8)
+    across = [dataclasses.replace(quad_at(100 + 120 * i, 150, 100, 45), ink=0.8) for i in range(4)]
+    along = [dataclasses.replace(quad_at(100 + 120 * i, 350, 70, 64), ink=0.8) for i in range(2)]
+    kept = _keep_consistent(across + along, image)
+    assert sorted(map(id, kept)) == sorted(map(id, across + along))

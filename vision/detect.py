@@ -481,11 +481,28 @@ class _Maps:
         """Touching cards merge in the whiteness maps; eroding separates them along the seam."""
         return cv2.erode(self.global_white, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
 
+    @cached_property
+    def edge_hulls(self) -> npt.NDArray[np.uint8]:
+        """Each cluster of smoothed edges filled to its convex hull: a card on a plain table as
+        pale as itself, whose faint outline has gaps (so it encloses nothing) and whose paper
+        merges with the table in every whiteness map. Smoothing first keeps the table's
+        grain (which the equalisation lifts) from joining the clusters."""
+        edges = cv2.Canny(cv2.GaussianBlur(self.equalised, (5, 5), 0), 30, 90)
+        contours, _ = cv2.findContours(cv2.dilate(edges, _SQUARE3), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+        hulls = np.zeros_like(edges)
+        for contour in contours:
+            cv2.fillConvexPoly(hulls, cv2.convexHull(contour), 255)
+        return hulls
+
     def candidate_masks(self) -> Iterator[tuple[npt.NDArray[np.uint8], float]]:
         yield self.global_white, 0.5
         yield self.paper_like, 0.5
         yield self.local_white, 0.5
         yield self.enclosed_by_edges, 2.0
+        # The hull's outline runs half a pixel outside the dilated edge, about a pixel outside
+        # the card's edge.
+        yield self.edge_hulls, -1.0
         yield self.eroded_white, 3.5
 
 
@@ -950,7 +967,7 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         typical_aspect = float(np.median([aspect(c.corners) for c in reference]))
     else:
         largest = max((c.area for c in cards), default=0.0)
-        typical, typical_aspect = (lambda center: largest), 1.56
+        typical, typical_aspect = (lambda center: largest), _FLAT_ASPECT
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
     # What each card lies on, needed only to judge cut cards against the whole ones.
     outside = _outside_colours(image, [c.corners for c in cards]) if len(whole) >= 3 else None
@@ -984,6 +1001,23 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
         elif len(whole) < 3:
             kept.append(card)
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
-              and 0.7 * typical_aspect <= aspect(card.corners) <= 1.4 * typical_aspect):
+              and _aspect_fits(aspect(card.corners), typical_aspect)):
             kept.append(card)
     return kept
+
+
+# A flat SET card's long side over its short side (57 x 89 mm).
+_FLAT_ASPECT = 1.56
+
+
+def _aspect_fits(card_aspect: float, typical_aspect: float) -> bool:
+    """Whether a card's proportions fit those of the typical card, either way round.
+
+    A tilted camera foreshortens whatever lies along the tilt by one factor f: the cards lying
+    across it look 1.56 / f long for their width, those lying along it 1.56 f (or, below 1, its
+    inverse). So cards turned both ways on a steeply seen table show two typical aspects; the
+    other one follows from the typical one: 1.56^2 / typical, or its inverse.
+    """
+    turned = _FLAT_ASPECT ** 2 / typical_aspect
+    turned = max(turned, 1.0 / turned)
+    return any(0.7 * typical <= card_aspect <= 1.4 * typical for typical in (typical_aspect, turned))
