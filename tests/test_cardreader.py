@@ -197,3 +197,34 @@ def test_scene_cards_are_cut_from_detected_quads_as_well_as_true_corners() -> No
     assert not np.array_equal(X_found, X_true[:len(X_found)])  # the detector's quads are not the true ones
     with pytest.raises(ValueError, match="quads"):
         training.scene_table(4321, 1, quads=("guessed",))
+
+
+def _one_outlined_oval(inside_bgr: tuple[int, int, int], striped: bool = False) -> np.ndarray:
+    """A canonical card: paper (200, 200, 200), one red oval outline, its inside painted."""
+    card = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 200, np.uint8)
+    centre, axes = (CARD_WIDTH // 2, CARD_HEIGHT // 2), (55, 25)
+    cv2.ellipse(card, centre, axes, 0, 0, 360, inside_bgr, -1)
+    if striped:
+        stripes = np.zeros(card.shape[:2], np.uint8)
+        cv2.ellipse(stripes, centre, axes, 0, 0, 360, 255, -1)
+        columns = (np.arange(CARD_WIDTH) // 3) % 2 == 0
+        card[(stripes > 0) & columns[None, :]] = (40, 40, 200)
+        card[(stripes > 0) & ~columns[None, :]] = 200
+    cv2.ellipse(card, centre, axes, 0, 0, 360, (40, 40, 200), 4)
+    return card
+
+
+def test_a_tint_bled_inside_an_outline_keeps_its_brightness_and_stripes_do_not() -> None:
+    # A camera keeps colour at a fraction of the resolution of brightness: a red outline's
+    # inside turns pink at nearly the paper's luma (B = G = 170, R = 255 against grey 200:
+    # 2% darker, where the stroke is 56% darker). That lowers the darkest channel, as faint
+    # stripes do; the luma features tell them apart.
+    ink, luma = FEATURE_NAMES.index("inside_excess_ink"), FEATURE_NAMES.index("inside_excess_luma")
+    core = FEATURE_NAMES.index("core_excess_luma")
+    bled = card_features(_one_outlined_oval((170, 170, 255)))
+    assert bled[ink] > 0.05
+    assert bled[luma] < 0.06 and bled[core] < 0.06
+    plain = card_features(_one_outlined_oval((200, 200, 200)))
+    assert abs(plain[luma]) < 0.02
+    striped = card_features(_one_outlined_oval((200, 200, 200), striped=True))
+    assert striped[luma] > 0.2 and striped[core] > 0.2

@@ -80,6 +80,8 @@ _FACE_AREA = float(_SMALL_H * _SMALL_W)
 # that a blurred outline stroke leaves nothing inside, so outline cards read as bare paper.
 _INSIDE_DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 _SQUARE3 = np.ones((3, 3), np.uint8)
+# Rec. 601 luma of BGR, as cameras and JPEG weigh brightness (for cv2.transform).
+_LUMA_WEIGHTS = np.array([[0.114, 0.587, 0.299]], np.float32)
 # The bare paper of the shading baseline is this far (half-resolution pixels) from any symbol.
 _PAPER_CLEARANCE = np.ones((7, 7), np.uint8)
 # The core of a symbol: its pixels at least this fraction of the deepest one's distance from
@@ -98,7 +100,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
               "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3"),
     "shading": ("inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke",
                 "inside_excess_ink", "inside_excess_chroma", "inside_ink_over_noise",
-                "core_excess_ink", "core_excess_chroma", "core_ink_over_noise"),
+                "core_excess_ink", "core_excess_chroma", "core_ink_over_noise",
+                "inside_excess_luma", "core_excess_luma"),
     # White-balanced.
     "color": ("absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
               "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin"),
@@ -122,9 +125,11 @@ class InkSegmentation:
     card's strongest ink, which the thresholds are fractions of); ``strokes`` the thresholded ink, uint8 0/255;
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
     top to bottom; ``filled`` the blobs filled, uint8 0/255; ``boxes`` the symbols' bounding boxes
-    (x, y, w, h); ``blob_boxes`` those of every ink blob, symbol or not; ``ink_chroma`` ink and
-    chroma as the two channels of one float32 (H, W, 2) array (one masked mean gives both);
-    ``paper_noise`` the standard deviation of the ink on the paper (its grain and noise).
+    (x, y, w, h); ``blob_boxes`` those of every ink blob, symbol or not; ``paper_noise`` the
+    standard deviation of the ink on the paper (its grain and noise); ``luma`` the face's
+    brightness (Rec. 601 luma) over its paper white's, float32 (H, W), not clipped (a tint may
+    lift it over 1); ``ink_chroma_luma`` ink, chroma and luma as the three channels of one
+    float32 (H, W, 3) array (one masked mean gives all three).
     """
 
     face: npt.NDArray[np.uint8]
@@ -138,8 +143,9 @@ class InkSegmentation:
     filled: npt.NDArray[np.uint8]
     boxes: tuple[tuple[int, int, int, int], ...]
     blob_boxes: tuple[tuple[int, int, int, int], ...]
-    ink_chroma: npt.NDArray[np.float32]
+    ink_chroma_luma: npt.NDArray[np.float32]
     paper_noise: float
+    luma: npt.NDArray[np.float32]
 
 
 def check_canonical(card: npt.NDArray[np.uint8]) -> None:
@@ -198,13 +204,15 @@ def _paper_grids(grids: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.float32
     return paper
 
 
-def _divide_by_paper(face: npt.NDArray[np.uint8], paper: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+def _divide_by_paper(face: npt.NDArray[np.uint8], paper: npt.NDArray[np.float32],
+                     clip: bool = True) -> npt.NDArray[np.float32]:
     """``face`` (H, W, 3) divided by its ``paper`` grid (H / cell, W / cell, 3) brought to full
-    size bilinearly, clipped at 1: float32 (H, W, 3). (One face at a time: its arrays stay small.)"""
+    size bilinearly, clipped at 1 unless ``clip`` is False: float32 (H, W, 3). (One face at a
+    time: its arrays stay small.)"""
     height, width = face.shape[:2]
     full = cv2.resize(paper, (width, height), interpolation=cv2.INTER_LINEAR)
     white = cv2.divide(face.astype(np.float32), full, dst=full)
-    return np.minimum(white, 1.0, out=white)
+    return np.minimum(white, 1.0, out=white) if clip else white
 
 
 def _per_tile(image: npt.NDArray[np.float32], n: int,
@@ -256,19 +264,22 @@ def segment_inks(cards: Sequence[npt.NDArray[np.uint8]]) -> list[InkSegmentation
         smalls.append(small)
     papers = _paper_grids(grids, n)
     return [_segment_face(card[MARGIN:-MARGIN, MARGIN:-MARGIN], small,
-                          _divide_by_paper(small, papers[i * cells_h:(i + 1) * cells_h]))
+                          _divide_by_paper(small, papers[i * cells_h:(i + 1) * cells_h], clip=False))
             for i, (card, small) in enumerate(zip(cards, smalls))]
 
 
 def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
-                  white: npt.NDArray[np.float32]) -> InkSegmentation:
+                  unclipped: npt.NDArray[np.float32]) -> InkSegmentation:
     """The ink, strokes and symbol blobs of one face (``face`` full resolution, ``small`` at half
-    resolution, ``white`` that divided by its paper white)."""
+    resolution, ``unclipped`` that divided by its paper white, not yet clipped at 1)."""
+    # Luma before clipping: a tint that lifts one channel over the paper's keeps its brightness.
+    luma = cv2.transform(unclipped, _LUMA_WEIGHTS)
+    white = np.minimum(unclipped, 1.0, out=unclipped)
     b, g, r = cv2.split(white)
     lowest = cv2.min(cv2.min(b, g), r)
     ink = 1.0 - lowest
     chroma = cv2.max(cv2.max(b, g), r) - lowest
-    ink_chroma = cv2.merge([ink, chroma])
+    ink_chroma_luma = cv2.merge([ink, chroma, luma])
     # The paper's level (its mean darkest channel) and the ink that paper grain and glare reach:
     # the noise floor below which nothing is ink.
     paper_mask = (ink < _PAPER_INK).view(np.uint8)
@@ -298,7 +309,7 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     symbols = tuple(c for _, c in keep)
     cv2.drawContours(filled, symbols, -1, 255, thickness=cv2.FILLED)
     return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, symbols, filled,
-                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma, spread)
+                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread, luma)
 
 
 def _strongest(ink: npt.NDArray[np.float32]) -> float:
@@ -475,14 +486,15 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     if not seg.symbols or not cv2.countNonZero(inside):
         return [0.0] * len(FEATURE_GROUPS["shading"])
     stroke = cv2.subtract(seg.filled, inside)
-    inside_ink, inside_chroma = cv2.mean(seg.ink_chroma, mask=inside)[:2]
+    inside_ink, inside_chroma, inside_luma = cv2.mean(seg.ink_chroma_luma, mask=inside)[:3]
     if cv2.countNonZero(stroke):
-        stroke_ink, stroke_chroma = cv2.mean(seg.ink_chroma, mask=stroke)[:2]
+        stroke_ink, stroke_chroma, stroke_luma = cv2.mean(seg.ink_chroma_luma, mask=stroke)[:3]
     else:
-        stroke_ink, stroke_chroma = strong, 1.0
+        stroke_ink, stroke_chroma, stroke_luma = strong, 1.0, 1.0 - strong
     # The bare paper: away from every symbol blob.
     paper = cv2.bitwise_not(cv2.dilate(seg.filled, _PAPER_CLEARANCE))
-    paper_ink, paper_chroma = cv2.mean(seg.ink_chroma, mask=paper)[:2] if cv2.countNonZero(paper) else (0.0, 0.0)
+    paper_ink, paper_chroma, paper_luma = (cv2.mean(seg.ink_chroma_luma, mask=paper)[:3]
+                                           if cv2.countNonZero(paper) else (0.0, 0.0, 1.0))
     noise = max(seg.paper_noise, 1e-3)
     # Stripes are finer than the half-resolution grid: measure their texture at full resolution,
     # as the mean step between neighbouring pixels of the darkest channel, relative to the
@@ -516,7 +528,14 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     # but not to the middle; stripes and solid ink reach it.
     depth = cv2.distanceTransform(seg.filled, cv2.DIST_L2, 3)
     core = cv2.compare(depth, _CORE_DEPTH * cv2.minMaxLoc(depth)[1], cv2.CMP_GE)
-    core_ink, core_chroma = cv2.mean(seg.ink_chroma, mask=core)[:2]
+    core_ink, core_chroma, core_luma = cv2.mean(seg.ink_chroma_luma, mask=core)[:3]
+    # Brightness (luma) lost inside, against that lost in the stroke: cameras and JPEG keep
+    # colour at a fraction of the resolution of brightness, so a thin coloured outline bleeds
+    # its tint inwards (red turns the inside pink), which lowers the darkest channel (the ink)
+    # as faint stripes do; but the bleed keeps the luma, and stripes take it away.
+    stroke_drop = max(paper_luma - stroke_luma, 1e-3)
+    inside_drop = paper_luma - inside_luma
+    core_drop = paper_luma - core_luma
     # Chroma (white-balanced max - min channel) tells faint coloured stripes from grey paper.
     return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture,
             inside_chroma / max(stroke_chroma, 1e-3),
@@ -525,7 +544,8 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
             _clip((inside_ink - paper_ink) / noise, -20.0, 50.0),
             (core_ink - paper_ink) / max(stroke_ink - paper_ink, 1e-3),
             (core_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
-            _clip((core_ink - paper_ink) / noise, -20.0, 50.0)]
+            _clip((core_ink - paper_ink) / noise, -20.0, 50.0),
+            _clip(inside_drop / stroke_drop, -5.0, 5.0), _clip(core_drop / stroke_drop, -5.0, 5.0)]
 
 
 def _masked_mean_steps(pixels: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8], step: int) -> float:

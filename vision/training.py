@@ -160,9 +160,21 @@ def augment(card: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArra
     out = cv2.LUT(lit, lut)
     if rng.random() < 0.5:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.6))
+    if rng.random() < 0.25:
+        out = _bleed_colour(out, rng.uniform(1.0, 3.0))
     noise = np.zeros(out.shape, np.int16)
     cv2.randn(noise, 0, float(rng.uniform(0.0, 4.0)))
     return cv2.add(out, noise, dtype=cv2.CV_8U)
+
+
+def _bleed_colour(card: npt.NDArray[np.uint8], sigma: float) -> npt.NDArray[np.uint8]:
+    """The card as a webcam or a JPEG file delivers it: colour (the chroma planes) blurred by
+    ``sigma`` canonical pixels, brightness kept sharp, so thin coloured strokes tint the paper
+    beside them."""
+    ycrcb = cv2.cvtColor(card, cv2.COLOR_BGR2YCrCb)
+    luma, red, blue = cv2.split(ycrcb)
+    red, blue = (cv2.GaussianBlur(plane, (0, 0), sigma) for plane in (red, blue))
+    return cv2.cvtColor(cv2.merge([luma, red, blue]), cv2.COLOR_YCrCb2BGR)
 
 
 _CANONICAL_CORNERS = np.array([[0, 0], [CARD_WIDTH - 1, 0], [CARD_WIDTH - 1, CARD_HEIGHT - 1],
