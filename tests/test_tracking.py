@@ -285,3 +285,38 @@ def test_settings_below_one_frame_are_refused(field: str) -> None:
 def test_update_refuses_something_that_is_not_a_board() -> None:
     with pytest.raises(TypeError, match="Board"):
         BoardTracker().update([])  # type: ignore[arg-type]
+
+
+def _board_read_at_a_threshold(table: dict[int, Card], rng: random.Random, threshold: float) -> Board:
+    """Every card read right, sure of everything but its shading, which the reader puts just
+    above or just below ``threshold`` at random (a card exactly at the edge of it)."""
+    cards = []
+    for slot, card in table.items():
+        shading = threshold + rng.choice((-0.004, 0.004)) if slot == 5 else 0.99
+        confidences = {"count": 0.99, "color": 0.99, "shading": shading, "shape": 0.99}
+        cards.append(SeenCard(card, slot_corners(slot), min(confidences.values()),
+                              uncertain=shading < threshold, attribute_confidence=confidences))
+    return Board(tuple(cards), WIDTH, HEIGHT)
+
+
+def test_a_card_read_right_at_a_threshold_does_not_blink_between_sure_and_unsure() -> None:
+    # Flagged uncertain in about every other frame: the share of flags over the window wanders
+    # across its dead band now and then, the window's mean confidence does not.
+    thresholds = {"count": 0.93, "color": 0.94, "shading": 0.95, "shape": 0.91}
+    table = layout()
+
+    def flag_changes(tracker: BoardTracker) -> int:
+        rng = random.Random(4)
+        states = run(tracker, (_board_read_at_a_threshold(table, rng, 0.95) for _ in range(600)))
+        first = next(i for i, s in enumerate(states) if s.board is not None)
+        return states[-1].version - states[first].version
+
+    assert flag_changes(BoardTracker(TrackerSettings(thresholds=thresholds))) == 0
+    assert flag_changes(BoardTracker()) > 0  # by the share of the reader's flags
+    # Clearly below a threshold is uncertain, clearly above sure.
+    rng = random.Random(5)
+    low = BoardTracker(TrackerSettings(thresholds={**thresholds, "shading": 0.97}))
+    assert run(low, (_board_read_at_a_threshold(table, rng, 0.95) for _ in range(20)))[-1].board.cards[5].uncertain
+    high = BoardTracker(TrackerSettings(thresholds={**thresholds, "shading": 0.93}))
+    assert not any(c.uncertain for c in run(high, (_board_read_at_a_threshold(table, rng, 0.95)
+                                                   for _ in range(20)))[-1].board.cards)

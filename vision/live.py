@@ -55,7 +55,7 @@ import numpy.typing as npt
 from core.board import Board
 from vision.overlay import draw_board
 from vision.report import board_to_json, verdict_text
-from vision.tracking import BoardTracker, SteadyBoard
+from vision.tracking import BoardTracker, SteadyBoard, TrackerSettings
 
 Image = npt.NDArray[np.uint8]
 
@@ -1031,7 +1031,9 @@ def run_live(source: FrameSource, recognizer: Recognise, *, tracker: BoardTracke
     an error is raised. Raises `LiveError` when the camera stops delivering frames or a
     reading process fails.
     """
-    tracker = tracker or BoardTracker()
+    # The tracker judges uncertainty by the reader's own thresholds when the recogniser says
+    # them (any `Recognizer` or `StreamRecognizer` does).
+    tracker = tracker or BoardTracker(TrackerSettings(thresholds=getattr(recognizer, "thresholds", None)))
     motion = motion or MotionMeter()
     view = SetView()
     realtime = source.is_camera if realtime is None else realtime

@@ -32,6 +32,11 @@ class Recognizer:
     def __init__(self, reader: CardReader | None = None) -> None:
         self.reader = reader if reader is not None else CardReader.load()
 
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """The reader's confidence below which each attribute's reading is uncertain."""
+        return self.reader.thresholds
+
     def read_board(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Board:
         """The board seen in a BGR uint8 (H, W, 3) image.
 
@@ -145,6 +150,11 @@ class StreamRecognizer:
         self._quads: list[CardQuad] = []
         self._reads_since_search = 0
         self._refresh: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int16]] | None = None
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """The reader's confidence thresholds (`Recognizer.thresholds`)."""
+        return self.recognizer.thresholds
 
     def read_board(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Board:
         """The board seen in a BGR uint8 (H, W, 3) frame of the stream (as `Recognizer.read_board`).

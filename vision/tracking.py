@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Literal
 
 from core.board import Board, Corners, Point, SeenCard
@@ -66,6 +67,10 @@ class TrackerSettings:
     churn_fraction: float = 0.25  # share of cards appearing/vanishing at once that unsettles
     disagree_fraction: float = 0.5  # share of cards read against their vote that unsettles
     smoothing: float = 0.5  # weight of the new corners in each track's corner average
+    # The reader's confidence thresholds per attribute (`CardReader.thresholds`), if known: a
+    # card is then uncertain by the window's mean confidence in its held values (see
+    # `_summarise`), else by the share of its readings the reader called uncertain.
+    thresholds: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         for name in ("window", "min_switch_votes", "replace_after", "confirm_hits",
@@ -334,7 +339,7 @@ class BoardTracker:
         elif reading.card != track.card:
             # Only a reading that disagrees can tip a vote; agreeing ones just add weight.
             track.card = _voted_card(track.card, track.votes, settings)
-        _summarise(track)
+        _summarise(track, self.settings.thresholds)
 
     # -- publishing -------------------------------------------------------------------------------
     def _confirmed_ids(self) -> list[int]:
@@ -433,13 +438,15 @@ def _is_swap(track: _Track, replace_after: int) -> bool:
     return all(readings[-k].card == card and not readings[-k].partial for k in range(2, replace_after + 1))
 
 
-def _summarise(track: _Track) -> None:
+def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> None:
     """Set the track's published flags and confidences from its window of readings.
 
     An attribute's confidence is the reader's confidence in the held value, summed over the
     window's readings of that value and divided by the window's length: unanimous readings at
-    0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or uncertain when most
-    recent readings said so, or (uncertain) when that confidence is low.
+    0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial when most recent
+    readings said so. It is uncertain when that confidence is low, and when an attribute's
+    confidence is below the reader's ``thresholds`` (if given; else when most recent readings
+    were uncertain).
     """
     votes = track.votes
     n = len(votes)
@@ -456,10 +463,23 @@ def _summarise(track: _Track) -> None:
         track.partial = partial_share > 1 / 3
     else:
         track.partial = partial_share >= 2 / 3
-    if track.uncertain:
-        track.uncertain = uncertain_share > 1 / 3 or track.confidence < 0.55
+    if thresholds:
+        # A card read right at a threshold is called uncertain in about every other frame: the
+        # window's mean confidence is far steadier than that share, and with a dead band round
+        # the threshold such a card keeps its flag.
+        margin = min(track.attribute_confidence[name] - level for name, level in thresholds.items()
+                     if name in track.attribute_confidence)
+        low = margin < (_THRESHOLD_BAND if track.uncertain else -_THRESHOLD_BAND)
     else:
-        track.uncertain = uncertain_share >= 2 / 3 or track.confidence < 0.4
+        low = uncertain_share > 1 / 3 if track.uncertain else uncertain_share >= 2 / 3
+    if track.uncertain:
+        track.uncertain = low or track.confidence < 0.55
+    else:
+        track.uncertain = low or track.confidence < 0.4
+
+
+# Half the width of the dead band round each reader threshold (window mean confidence).
+_THRESHOLD_BAND = 0.01
 
 
 def _seen_card_of(track: _Track) -> SeenCard:
