@@ -559,7 +559,8 @@ def model_card(model: dict[str, Any]) -> str:
             f"{split} {n} ({training['source_photos'][split]})" for split, n in training["crops"].items()) + ".",
         f"- Each training and calibration crop is used as is plus {training['augmented_copies']} augmented "
         "copy/copies: a quad a few pixels off (table showing at the border), a 180-degree turn, dim/warm/cool "
-        "light, a light gradient, gamma, blur, colour bleed (chroma blurred 1-3 px, a quarter of them), sensor noise (`vision/training.py: augment`).",
+        "light, a light gradient, gamma, blur, colour bleed (chroma blurred 1-3 px, a quarter of them), "
+        "sensor noise (`vision/training.py: augment`).",
         f"- Plus {training.get('generated_cards', 0)} generated card photos (`vision/scene.py: "
         "render_training_card`: random print styles, tables, light, tilt, size, blur, noise, JPEG).",
     ]
