@@ -12,7 +12,9 @@ deck and one camera carries over to others:
 * **count** from the number and sizes of the blobs, **shape** from the blob outline (solidity,
   extent, width profile, mirror symmetry, polygon fit...), **shading** from the ink deep inside
   the blob and at its very core compared with its border stroke and with the bare paper around
-  it (blur and noise put some "ink" on bare paper too), and from the stripe texture there, and
+  it (blur and noise put some "ink" on bare paper too), from the brightness (luma) lost there
+  against the stroke's (a camera's colour bleed tints an outline's inside but keeps its luma),
+  and from the stripe texture there, and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
 Many cards are read together (`segment_inks`, `features_and_turns`: the tiny paper-white grids
