@@ -68,8 +68,8 @@ class TrackerSettings:
     disagree_fraction: float = 0.5  # share of cards read against their vote that unsettles
     smoothing: float = 0.5  # weight of the new corners in each track's corner average
     # The reader's confidence thresholds per attribute (`CardReader.thresholds`), if known: a
-    # card is then uncertain by the window's mean confidence in its held values (see
-    # `_summarise`), else by the share of its readings the reader called uncertain.
+    # card is then uncertain by the share of its readings clearly below one, among those
+    # clearly below or above (see `_reading_of`), else of the readings the reader flagged.
     thresholds: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
@@ -112,7 +112,8 @@ class _Reading:
     confidences: tuple[float, float, float, float]  # the reader's, per attribute in FEATURES order
     weights: tuple[float, float, float, float]  # the same as vote weights (see `_reading_of`)
     partial: bool
-    uncertain: bool
+    uncertain: bool  # clearly: below a threshold by more than the dead band (or so flagged)
+    sure: bool  # clearly: above every threshold by more than the dead band (or not flagged)
 
 
 class _Votes:
@@ -134,6 +135,7 @@ class _Votes:
         self.support = [[0.0, 0.0, 0.0] for _ in FEATURES]
         self.partial = 0
         self.uncertain = 0
+        self.sure = 0
 
     def __len__(self) -> int:
         return len(self.readings)
@@ -159,6 +161,7 @@ class _Votes:
             self.support[feature][digit] += sign * reading.confidences[feature]
         self.partial += sign * reading.partial
         self.uncertain += sign * reading.uncertain
+        self.sure += sign * reading.sure
 
 
 @dataclass
@@ -328,7 +331,7 @@ class BoardTracker:
                            for old, new in zip(track.corners, aligned)])
         track.hits += 1
         track.misses = 0
-        reading = _reading_of(seen)
+        reading = _reading_of(seen, settings.thresholds)
         track.votes.add(reading)
         if not track.confirmed:
             track.confirmed = track.hits >= settings.confirm_hits
@@ -392,17 +395,23 @@ def _align_corners(new: Corners, old: list[list[float]]) -> list[tuple[float, fl
     return [new[(i + shift) % 4] for i in range(4)]
 
 
-def _reading_of(seen: SeenCard) -> _Reading:
+def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None) -> _Reading:
     """One frame's reading, each attribute weighted by the reader's confidence in it.
 
     Partial and uncertain readings still vote (their best guess is usually right) but at half
     weight; a small floor keeps a zero-confidence reading from being ignored altogether.
+    With the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
+    ``_THRESHOLD_BAND`` of a threshold) neither; without, as the reader flagged it.
     """
     scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
     c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
     w = [max(0.05, scale * value) for value in c]
+    unsure, sure = seen.uncertain, not seen.uncertain
+    if thresholds:
+        margin = min(c[i] - thresholds[f] for i, f in enumerate(FEATURES) if f in thresholds)
+        unsure, sure = margin < -_THRESHOLD_BAND, margin > _THRESHOLD_BAND
     return _Reading(seen.card, seen.card.digits, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
-                    seen.uncertain)
+                    unsure, sure)
 
 
 def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
@@ -443,10 +452,9 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
 
     An attribute's confidence is the reader's confidence in the held value, summed over the
     window's readings of that value and divided by the window's length: unanimous readings at
-    0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial when most recent
-    readings said so. It is uncertain when that confidence is low, and when an attribute's
-    confidence is below the reader's ``thresholds`` (if given; else when most recent readings
-    were uncertain).
+    0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or uncertain when most
+    recent readings said so (of those clearly one way or the other, see `_reading_of`), or
+    (uncertain) when that confidence is low.
     """
     votes = track.votes
     n = len(votes)
@@ -455,7 +463,7 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
                                   for f, name in enumerate(FEATURES)}
     track.confidence = min(track.attribute_confidence.values())
     partial_share = votes.partial / n
-    uncertain_share = votes.uncertain / n
+    decided = votes.uncertain + votes.sure
     # Both flags switch with a dead band, so a card read at the edge of a threshold does not
     # blink between sure and unsure.
     # A reader unsure of a card every other frame leaves the flag as it was.
@@ -463,22 +471,33 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
         track.partial = partial_share > 1 / 3
     else:
         track.partial = partial_share >= 2 / 3
-    if thresholds:
-        # A card read right at a threshold is called uncertain in about every other frame: the
-        # window's mean confidence is far steadier than that share, and with a dead band round
-        # the threshold such a card keeps its flag.
-        margin = min(track.attribute_confidence[name] - level for name, level in thresholds.items()
-                     if name in track.attribute_confidence)
-        low = margin < (_THRESHOLD_BAND if track.uncertain else -_THRESHOLD_BAND)
+    # The share of the readings clearly unsure, among those clearly one way or the other, with a
+    # dead band; with the reader's thresholds also the window's mean confidence in the held
+    # values, with a dead band round each threshold. The flag switches only when both say so: a
+    # card read right at a threshold (flagged in about every other frame) wanders across the
+    # share's band but not the mean's, and a burst of poor readings (an outline a little off,
+    # until the next search) drags the mean down but not the share past its band.
+    if track.uncertain:
+        low = (decided == 0 or votes.uncertain / decided > 1 / 3
+               or (thresholds is not None and _margin(track, thresholds) < _THRESHOLD_BAND))
     else:
-        low = uncertain_share > 1 / 3 if track.uncertain else uncertain_share >= 2 / 3
+        low = (decided > 0 and votes.uncertain / decided >= 2 / 3
+               and (thresholds is None or _margin(track, thresholds) < -_THRESHOLD_BAND))
     if track.uncertain:
         track.uncertain = low or track.confidence < 0.55
     else:
         track.uncertain = low or track.confidence < 0.4
 
 
-# Half the width of the dead band round each reader threshold (window mean confidence).
+def _margin(track: _Track, thresholds: Mapping[str, float]) -> float:
+    """How far the track's least sure attribute (its window's mean confidence) is above that
+    attribute's threshold."""
+    return min(track.attribute_confidence[name] - level for name, level in thresholds.items()
+               if name in track.attribute_confidence)
+
+
+# Half the width of the dead band round each reader threshold: a reading this close to one is
+# neither clearly sure nor clearly uncertain.
 _THRESHOLD_BAND = 0.01
 
 
