@@ -128,10 +128,10 @@ class InkSegmentation:
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
     top to bottom; ``filled`` the blobs filled, uint8 0/255; ``boxes`` the symbols' bounding boxes
     (x, y, w, h); ``blob_boxes`` those of every ink blob, symbol or not; ``paper_noise`` the
-    standard deviation of the ink on the paper (its grain and noise); ``luma`` the face's
-    brightness (Rec. 601 luma) over its paper white's, float32 (H, W), not clipped (a tint may
-    lift it over 1); ``ink_chroma_luma`` ink, chroma and luma as the three channels of one
-    float32 (H, W, 3) array (one masked mean gives all three).
+    standard deviation of the ink on the paper (its grain and noise); ``ink_chroma_luma`` ink,
+    chroma and luma (the face's Rec. 601 brightness over its paper white's, not clipped: a tint
+    may lift it over 1) as the three channels of one float32 (H, W, 3) array (one masked mean
+    gives all three).
     """
 
     face: npt.NDArray[np.uint8]
@@ -147,7 +147,6 @@ class InkSegmentation:
     blob_boxes: tuple[tuple[int, int, int, int], ...]
     ink_chroma_luma: npt.NDArray[np.float32]
     paper_noise: float
-    luma: npt.NDArray[np.float32]
 
 
 def check_canonical(card: npt.NDArray[np.uint8]) -> None:
@@ -311,7 +310,7 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     symbols = tuple(c for _, c in keep)
     cv2.drawContours(filled, symbols, -1, 255, thickness=cv2.FILLED)
     return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, symbols, filled,
-                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread, luma)
+                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread)
 
 
 def _strongest(ink: npt.NDArray[np.float32]) -> float:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from core.board import Board, Corners, Point, SeenCard
@@ -342,7 +342,7 @@ class BoardTracker:
         elif reading.card != track.card:
             # Only a reading that disagrees can tip a vote; agreeing ones just add weight.
             track.card = _voted_card(track.card, track.votes, settings)
-        _summarise(track, self.settings.thresholds)
+        _summarise(track, settings.thresholds)
 
     # -- publishing -------------------------------------------------------------------------------
     def _confirmed_ids(self) -> list[int]:
@@ -477,16 +477,13 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     # card read right at a threshold (flagged in about every other frame) wanders across the
     # share's band but not the mean's, and a burst of poor readings (an outline a little off,
     # until the next search) drags the mean down but not the share past its band.
+    margin = _margin(track, thresholds) if thresholds else None
     if track.uncertain:
-        low = (decided == 0 or votes.uncertain / decided > 1 / 3
-               or (thresholds is not None and _margin(track, thresholds) < _THRESHOLD_BAND))
+        track.uncertain = (decided == 0 or votes.uncertain / decided > 1 / 3
+                           or (margin is not None and margin < _THRESHOLD_BAND) or track.confidence < 0.55)
     else:
-        low = (decided > 0 and votes.uncertain / decided >= 2 / 3
-               and (thresholds is None or _margin(track, thresholds) < -_THRESHOLD_BAND))
-    if track.uncertain:
-        track.uncertain = low or track.confidence < 0.55
-    else:
-        track.uncertain = low or track.confidence < 0.4
+        track.uncertain = ((decided > 0 and votes.uncertain / decided >= 2 / 3
+                            and (margin is None or margin < -_THRESHOLD_BAND)) or track.confidence < 0.4)
 
 
 def _margin(track: _Track, thresholds: Mapping[str, float]) -> float:
