@@ -320,3 +320,37 @@ def test_a_card_read_right_at_a_threshold_does_not_blink_between_sure_and_unsure
     high = BoardTracker(TrackerSettings(thresholds={**thresholds, "shading": 0.93}))
     assert not any(c.uncertain for c in run(high, (_board_read_at_a_threshold(table, rng, 0.95)
                                                    for _ in range(20)))[-1].board.cards)
+
+
+def _board_with_card_5(table: dict[int, Card], card: Card, shading: float) -> Board:
+    """Every card read right and sure, except slot 5: read as ``card``, its shading at ``shading``."""
+    cards = []
+    for slot, right in table.items():
+        confidences = {"count": 0.99, "color": 0.99, "shading": shading if slot == 5 else 0.99, "shape": 0.99}
+        thresholds_met = slot != 5 or shading >= 0.95
+        cards.append(SeenCard(card if slot == 5 else right, slot_corners(slot), min(confidences.values()),
+                              uncertain=not thresholds_met, attribute_confidence=confidences))
+    return Board(tuple(cards), WIDTH, HEIGHT)
+
+
+@pytest.mark.parametrize("shading, earliest, latest", [(0.962, 5, 10), (0.99, 0, 0)])
+def test_a_few_good_readings_do_not_declare_an_unsure_card_sure(shading: float, earliest: int, latest: int) -> None:
+    # A card misread (and unsure) for a while, as under a hand's shadow, then read right again:
+    # the swap back cuts its window to its last five readings. Read just clear of the threshold
+    # (by 0.012, over the dead band's 0.01), five are not enough evidence that it is sure; read
+    # well clear of it, they are.
+    thresholds = {"count": 0.93, "color": 0.94, "shading": 0.95, "shape": 0.91}
+    table = layout()
+    right = table[5]
+    misread = Card.from_digits([(d + 1) % 3 if f < 2 else d for f, d in enumerate(right.digits)])
+    tracker = BoardTracker(TrackerSettings(thresholds=thresholds))
+    run(tracker, (_board_with_card_5(table, right, 0.99) for _ in range(20)))
+    run(tracker, (_board_with_card_5(table, misread, 0.6) for _ in range(20)))
+    after = run(tracker, (_board_with_card_5(table, right, shading) for _ in range(40)))
+    x, y = slot_corners(5)[0]
+    fives = [next(c for c in s.board.cards if abs(c.corners[0][0] - x) + abs(c.corners[0][1] - y) < 3)
+             for s in after]
+    back = next(i for i, c in enumerate(fives) if c.card == right)
+    sure = next(i for i, c in enumerate(fives) if not c.uncertain)
+    assert back + earliest <= sure <= back + latest
+    assert all(c.card == right and not c.uncertain for c in fives[sure:])  # and it stays sure

@@ -477,10 +477,15 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     # card read right at a threshold (flagged in about every other frame) wanders across the
     # share's band but not the mean's, and a burst of poor readings (an outline a little off,
     # until the next search) drags the mean down but not the share past its band.
+    # An unsure card is declared sure by a mean that clears the band by more the fewer readings
+    # it holds (as the mean's noise shrinks with their square root): a few good frames (the
+    # first after a hand has gone, or after a swap cut the window down) do not outweigh a reader
+    # at the edge of its threshold, while a card read well clear of it is declared sure soon.
     margin = _margin(track, thresholds) if thresholds else None
     if track.uncertain:
+        sure_band = _THRESHOLD_BAND * math.sqrt(votes.readings.maxlen / n)
         track.uncertain = (decided == 0 or votes.uncertain / decided > 1 / 3
-                           or (margin is not None and margin < _THRESHOLD_BAND) or track.confidence < 0.55)
+                           or (margin is not None and margin < sure_band) or track.confidence < 0.55)
     else:
         track.uncertain = ((decided > 0 and votes.uncertain / decided >= 2 / 3
                             and (margin is None or margin < -_THRESHOLD_BAND)) or track.confidence < 0.4)
