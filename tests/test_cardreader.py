@@ -228,3 +228,22 @@ def test_a_tint_bled_inside_an_outline_keeps_its_brightness_and_stripes_do_not()
     assert abs(plain[luma]) < 0.02
     striped = card_features(_one_outlined_oval((200, 200, 200), striped=True))
     assert striped[luma] > 0.2 and striped[core] > 0.2
+
+
+def test_sensor_noise_in_dim_light_is_no_stripe_texture_on_solid_ink() -> None:
+    # At a third of the light, sensor noise roughens a solid symbol's ink as it roughens the
+    # paper (the mean step between neighbours inside rises from 0 to a third of the stripes'):
+    # the texture feature is the excess over the bare paper's, which stays near 0.
+    excess = FEATURE_NAMES.index("inside_texture_excess")
+    noise = np.random.default_rng(0).normal(0, 3, (CARD_HEIGHT, CARD_WIDTH, 3))
+
+    def dim(card: np.ndarray) -> np.ndarray:
+        return np.clip(card * 0.3 + noise, 0, 255).astype(np.uint8)
+
+    for light in (dim, lambda card: card):
+        solid = card_features(light(_one_outlined_oval((40, 40, 200))))
+        outline = card_features(light(_one_outlined_oval((200, 200, 200))))
+        striped = card_features(light(_one_outlined_oval((200, 200, 200), striped=True)))
+        assert striped[excess] > 0.25
+        assert abs(solid[excess]) < 0.05 * striped[excess]
+        assert abs(outline[excess]) < 0.05 * striped[excess]

@@ -14,7 +14,8 @@ deck and one camera carries over to others:
   the blob and at its very core compared with its border stroke and with the bare paper around
   it (blur and noise put some "ink" on bare paper too), from the brightness (luma) lost there
   against the stroke's (a camera's colour bleed tints an outline's inside but keeps its luma),
-  and from the stripe texture there, and
+  and from the stripe texture there (and its excess over the bare paper's: in dim light sensor
+  noise roughens solid ink too), and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
 Many cards are read together (`segment_inks`, `features_and_turns`: the tiny paper-white grids
@@ -100,7 +101,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "shape": ("solidity", "extent_rect", "extent_box", "aspect", "circularity", "poly_vertices_fine",
               "poly_vertices_coarse", "defect_depth", "mirror_iou", "width_at_15", "width_at_30",
               "width_at_50", "height_at_10", "height_at_25", "hu1", "hu2", "hu3"),
-    "shading": ("inside_over_stroke", "inside_ink", "inside_texture", "inside_chroma_over_stroke",
+    "shading": ("inside_over_stroke", "inside_ink", "inside_texture_excess", "inside_chroma_over_stroke",
                 "inside_excess_ink", "inside_excess_chroma", "inside_ink_over_noise",
                 "core_excess_ink", "core_excess_chroma", "core_ink_over_noise",
                 "inside_excess_luma", "core_excess_luma"),
@@ -508,22 +509,12 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     big_inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     big_inside[_SCALE * y - y0:, _SCALE * x - x0:] = cv2.resize(
         inside[y:y + h, x:x + w], (_SCALE * w, _SCALE * h), interpolation=cv2.INTER_NEAREST)
-    face_b, face_g, face_r = cv2.split(np.ascontiguousarray(seg.face[y0:y1, x0:x1]))
-    gray = cv2.min(cv2.min(face_b, face_g), face_r)
-    # (Steps between neighbours of the flattened rows: contiguous views, no copies; a step that
-    # wraps from one row's end to the next row's start is masked out by its first column.)
-    pixels, mask, width = gray.reshape(-1), big_inside.reshape(-1), gray.shape[1]
-    mask_x = big_inside.copy()
-    mask_x[:, 0] = 0
-    if pixels.size - width > 4:
-        step_x = cv2.absdiff(pixels[1:], pixels[:-1])
-        step_y = cv2.absdiff(pixels[width:], pixels[:-width])
-        steps = cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=mask[width:])[0]
-    else:
-        # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take
-        # arrays of four values or fewer for scalars, so these few steps are summed by NumPy.
-        steps = _masked_mean_steps(pixels, mask_x.reshape(-1), 1) + _masked_mean_steps(pixels, mask, width)
-    texture = steps / (max(seg.paper_level, 1.0) * strong)
+    # Sensor noise is texture too: in dim light it roughens a solid symbol's ink as much as the
+    # paper's, and a solid then looks striped. The same steps over the bare paper at the face's
+    # two sides (where no symbol is printed) measure that noise, which is taken off.
+    darkest = _darkest(seg.face)
+    steps = _mean_steps(darkest[y0:y1, x0:x1], big_inside) - _paper_steps(darkest, seg.ink)
+    texture_excess = steps / (max(seg.paper_level, 1.0) * strong)
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
     # deepest). A blurred outline stroke (a small card seen from afar) spreads ink some way in,
     # but not to the middle; stripes and solid ink reach it.
@@ -538,7 +529,7 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     inside_drop = paper_luma - inside_luma
     core_drop = paper_luma - core_luma
     # Chroma (white-balanced max - min channel) tells faint coloured stripes from grey paper.
-    return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture,
+    return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture_excess,
             inside_chroma / max(stroke_chroma, 1e-3),
             (inside_ink - paper_ink) / max(stroke_ink - paper_ink, 1e-3),
             (inside_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
@@ -547,6 +538,47 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
             (core_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
             _clip((core_ink - paper_ink) / noise, -20.0, 50.0),
             _clip(inside_drop / stroke_drop, -5.0, 5.0), _clip(core_drop / stroke_drop, -5.0, 5.0)]
+
+
+def _darkest(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The darkest channel of a BGR uint8 image."""
+    b, g, r = cv2.split(bgr)
+    return cv2.min(cv2.min(b, g), r)
+
+
+def _mean_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]) -> float:
+    """The mean absolute step to the left neighbour plus that to the neighbour above, over
+    the pixels of ``mask`` (uint8, ``gray``'s shape) that have one (0 if none)."""
+    # (Steps between neighbours of the flattened rows; a step that wraps from one row's end to
+    # the next row's start is masked out by its first column.)
+    gray = np.ascontiguousarray(gray)
+    pixels, flat, width = gray.reshape(-1), mask.reshape(-1), gray.shape[1]
+    mask_x = mask.copy()
+    mask_x[:, 0] = 0
+    if pixels.size - width > 4:
+        step_x = cv2.absdiff(pixels[1:], pixels[:-1])
+        step_y = cv2.absdiff(pixels[width:], pixels[:-width])
+        return cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=flat[width:])[0]
+    # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take arrays of
+    # four values or fewer for scalars, so these few steps are summed by NumPy.
+    return _masked_mean_steps(pixels, mask_x.reshape(-1), 1) + _masked_mean_steps(pixels, flat, width)
+
+
+def _paper_steps(darkest: npt.NDArray[np.uint8], ink: npt.NDArray[np.float32]) -> float:
+    """`_mean_steps` of a face's full-resolution ``darkest`` channel over the bare paper (by
+    its half-resolution ``ink``) of its two side strips, an eighth of its width each, where SET
+    prints no symbol: the paper's grain and the sensor's noise. Ink there (a stain, a
+    neighbour's edge) is left out."""
+    strip = _SMALL_W // 8
+    total, count = 0.0, 0
+    for start in (0, _SMALL_W - strip):
+        paper = (ink[:, start:start + strip] < _PAPER_INK).view(np.uint8)
+        if not cv2.countNonZero(paper):
+            continue
+        full = cv2.resize(paper, (_SCALE * strip, _SCALE * _SMALL_H), interpolation=cv2.INTER_NEAREST)
+        total += _mean_steps(darkest[:_SCALE * _SMALL_H, _SCALE * start:_SCALE * (start + strip)], full)
+        count += 1
+    return total / count if count else 0.0
 
 
 def _masked_mean_steps(pixels: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8], step: int) -> float:
