@@ -14,8 +14,8 @@ deck and one camera carries over to others:
   the blob and at its very core compared with its border stroke and with the bare paper around
   it (blur and noise put some "ink" on bare paper too), from the brightness (luma) lost there
   against the stroke's (a camera's colour bleed tints an outline's inside but keeps its luma),
-  and from the stripe texture there (and its excess over the bare paper's: in dim light sensor
-  noise roughens solid ink too), and
+  and from the stripe texture there, beyond the bare paper's own (in dim light sensor noise
+  roughens solid ink as much as paper), and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
 Many cards are read together (`segment_inks`, `features_and_turns`: the tiny paper-white grids
