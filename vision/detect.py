@@ -547,8 +547,9 @@ class _Maps:
         yield self.local_white, 0.5, False
         yield self.enclosed_by_edges, 2.0, False
         # On a checked cloth, smoothed edges also enclose the pale squares, as neatly as cards:
-        # what this map finds are guesses, which never set the typical card and give way to
-        # any card found plainly (dev scenes 5000-5199: 35 more cards found, 2 fewer false).
+        # what this map finds are guesses, which give way to any card found plainly and, once
+        # three cards are found plainly, do not set the typical card (dev scenes 5000-5199: 35
+        # more cards found, 2 fewer false).
         yield self.enclosed_by_smooth_edges, 2.0, True
         # The hull's outline runs half a pixel outside the dilated edge, about a pixel outside
         # the card's edge.
