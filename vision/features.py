@@ -285,8 +285,7 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     # The paper's level (its mean darkest channel) and the ink that paper grain and glare reach:
     # the noise floor below which nothing is ink.
     paper_mask = (ink < _PAPER_INK).view(np.uint8)
-    small_b, small_g, small_r = cv2.split(small)
-    darkest = cv2.min(cv2.min(small_b, small_g), small_r)
+    darkest = _darkest(small)
     if cv2.countNonZero(paper_mask):
         paper_level = cv2.mean(darkest, mask=paper_mask)[0]
         paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
