@@ -354,3 +354,28 @@ def test_a_few_good_readings_do_not_declare_an_unsure_card_sure(shading: float, 
     sure = next(i for i, c in enumerate(fives) if not c.uncertain)
     assert back + earliest <= sure <= back + latest
     assert all(c.card == right and not c.uncertain for c in fives[sure:])  # and it stays sure
+
+
+def test_readings_while_the_picture_moves_neither_swap_a_card_nor_mark_it_unsure() -> None:
+    # A hand over the table: card 5, half covered, is read the same wrong way (two attributes
+    # off, unsure) frame after frame. Once the hand has gone and it is read right (just clear of
+    # its threshold), the steady board is the one from before the hand: nothing blinks.
+    thresholds = {"count": 0.93, "color": 0.94, "shading": 0.95, "shape": 0.91}
+    table = layout()
+    right = table[5]
+    covered = Card.from_digits([(d + 1) % 3 if f < 2 else d for f, d in enumerate(right.digits)])
+
+    def versions(moving: bool) -> tuple[int, list[int], Board]:
+        tracker = BoardTracker(TrackerSettings(thresholds=thresholds))
+        before = run(tracker, (_board_with_card_5(table, right, 0.99) for _ in range(20)))[-1]
+        run(tracker, (_board_with_card_5(table, covered, 0.84) for _ in range(10)), scene_moving=moving)
+        after = run(tracker, (_board_with_card_5(table, right, 0.965) for _ in range(30)))
+        assert after[-1].board is not None
+        return before.version, [s.version for s in after], after[-1].board
+
+    before, after, board = versions(moving=True)
+    assert set(after) == {before}
+    assert [seen.card for seen in board.cards] == [table[slot] for slot in range(12)]
+    assert not any(seen.uncertain for seen in board.cards)
+    before, after, _ = versions(moving=False)  # the same readings on a still picture: a swap
+    assert max(after) > before

@@ -10,7 +10,9 @@ stripe read as outline in the next, ids reshuffled when a card jitters across a 
   shading, shape) is voted separately, weighted by the reader's confidence in that attribute; a
   track's value changes only when a challenger outweighs it by ``switch_ratio``. A card that was
   really swapped (several attributes different, read the same way ``replace_after`` frames in a
-  row) is re-read at once instead of waiting out the vote.
+  row) is re-read at once instead of waiting out the vote. Readings taken while the picture
+  moves (a card half under a hand is read as another) never make a swap and say nothing of
+  how sure the card is read: that is judged on still pictures.
 * **Settling.** A frame is *unsettled* when cards move, when several cards appear or vanish from
   one frame to the next, or when the caller says the picture itself is moving (a hand, the
   camera). The published board changes only after ``settle_frames`` settled frames in a row;
@@ -114,6 +116,7 @@ class _Reading:
     partial: bool
     uncertain: bool  # clearly: below a threshold by more than the dead band (or so flagged)
     sure: bool  # clearly: above every threshold by more than the dead band (or not flagged)
+    moving: bool  # taken while the picture moved (a hand over the table, the camera)
 
 
 class _Votes:
@@ -121,8 +124,8 @@ class _Votes:
 
     ``weight[f][d]``, ``count[f][d]`` and ``support[f][d]`` are the summed vote weight, number
     of readings and summed reader confidence of digit ``d`` of attribute ``f`` over the window;
-    they are updated as readings enter and leave, so a frame costs the same however long the
-    window.
+    ``still`` and ``still_support`` count the readings taken while the picture was still. They
+    are updated as readings enter and leave, so a frame costs the same however long the window.
     """
 
     def __init__(self, window: int) -> None:
@@ -133,6 +136,8 @@ class _Votes:
         self.weight = [[0.0, 0.0, 0.0] for _ in FEATURES]
         self.count = [[0, 0, 0] for _ in FEATURES]
         self.support = [[0.0, 0.0, 0.0] for _ in FEATURES]
+        self.still_support = [[0.0, 0.0, 0.0] for _ in FEATURES]
+        self.still = 0
         self.partial = 0
         self.uncertain = 0
         self.sure = 0
@@ -159,6 +164,9 @@ class _Votes:
             self.weight[feature][digit] += sign * reading.weights[feature]
             self.count[feature][digit] += sign
             self.support[feature][digit] += sign * reading.confidences[feature]
+            if not reading.moving:
+                self.still_support[feature][digit] += sign * reading.confidences[feature]
+        self.still += sign * (not reading.moving)
         self.partial += sign * reading.partial
         self.uncertain += sign * reading.uncertain
         self.sure += sign * reading.sure
@@ -237,8 +245,8 @@ class BoardTracker:
                 moving += 1
             if track.confirmed and seen.card != track.card and not seen.partial:
                 disagreeing += 1
-            self._observe(track, seen)
-        started = {self._start_track(seen) for seen in new_cards}
+            self._observe(track, seen, scene_moving)
+        started = {self._start_track(seen, scene_moving) for seen in new_cards}
         # Churn: cards seen in the previous frame and not in this one, plus cards never seen
         # before. A card coming back after a missed frame is not churn, and a removed card
         # counts once, so a single lost detection costs little and the count falls back to zero
@@ -313,16 +321,16 @@ class BoardTracker:
         return matches, new_cards
 
     # -- per-track voting -------------------------------------------------------------------------
-    def _start_track(self, seen: SeenCard) -> int:
+    def _start_track(self, seen: SeenCard, moving: bool) -> int:
         track = _Track(track_id=self._next_id, corners=[], votes=_Votes(self.settings.window),
                        card=seen.card)
         track.move_to([[p[0], p[1]] for p in seen.corners])
         self._next_id += 1
         self._tracks[track.track_id] = track
-        self._observe(track, seen, first=True)
+        self._observe(track, seen, moving, first=True)
         return track.track_id
 
-    def _observe(self, track: _Track, seen: SeenCard, first: bool = False) -> None:
+    def _observe(self, track: _Track, seen: SeenCard, moving: bool, first: bool = False) -> None:
         settings = self.settings
         if not first:
             aligned = _align_corners(seen.corners, track.corners)
@@ -331,7 +339,7 @@ class BoardTracker:
                            for old, new in zip(track.corners, aligned)])
         track.hits += 1
         track.misses = 0
-        reading = _reading_of(seen, settings.thresholds)
+        reading = _reading_of(seen, settings.thresholds, moving)
         track.votes.add(reading)
         if not track.confirmed:
             track.confirmed = track.hits >= settings.confirm_hits
@@ -395,13 +403,16 @@ def _align_corners(new: Corners, old: list[list[float]]) -> list[tuple[float, fl
     return [new[(i + shift) % 4] for i in range(4)]
 
 
-def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None) -> _Reading:
+def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None, moving: bool = False
+                ) -> _Reading:
     """One frame's reading, each attribute weighted by the reader's confidence in it.
 
     Partial and uncertain readings still vote (their best guess is usually right) but at half
-    weight; a small floor keeps a zero-confidence reading from being ignored altogether.
-    With the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
-    ``_THRESHOLD_BAND`` of a threshold) neither; without, as the reader flagged it.
+    weight; a small floor keeps a zero-confidence reading from being ignored altogether. With
+    the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
+    ``_THRESHOLD_BAND`` of a threshold) neither; without, as the reader flagged it. A reading
+    taken while the picture moved is neither: a card half under a hand is read badly, which says
+    nothing of how well it is read once the hand has gone.
     """
     scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
     c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
@@ -410,8 +421,10 @@ def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None) -
     if thresholds:
         margin = min(c[i] - thresholds[f] for i, f in enumerate(FEATURES) if f in thresholds)
         unsure, sure = margin < -_THRESHOLD_BAND, margin > _THRESHOLD_BAND
+    if moving:
+        unsure = sure = False
     return _Reading(seen.card, seen.card.digits, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
-                    unsure, sure)
+                    unsure, sure, moving)
 
 
 def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
@@ -436,15 +449,18 @@ def _voted_card(current: Card, votes: _Votes, settings: TrackerSettings) -> Card
 
 
 def _is_swap(track: _Track, replace_after: int) -> bool:
-    """The last ``replace_after`` whole readings agree on a card differing from the track's
-    value in two or more attributes: the card itself was exchanged, not misread."""
+    """The last ``replace_after`` whole readings, taken while the picture was still, agree on a
+    card differing from the track's value in two or more attributes: the card itself was
+    exchanged, not misread (a hand over a card makes it read as another, the same way for as
+    long as it stays)."""
     readings = track.votes.readings
     if len(readings) < replace_after:
         return False
     card = readings[-1].card
     if sum(a != b for a, b in zip(readings[-1].digits, track.card.digits)) < 2:
         return False
-    return all(readings[-k].card == card and not readings[-k].partial for k in range(2, replace_after + 1))
+    return all(readings[-k].card == card and not readings[-k].partial and not readings[-k].moving
+               for k in range(1, replace_after + 1))
 
 
 def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> None:
@@ -455,14 +471,19 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or uncertain when most
     recent readings said so (of those clearly one way or the other, see `_reading_of`), or
     (uncertain) when that confidence is low.
+
+    Readings taken while the picture moved count only when the window holds no other: how sure
+    a card is read is judged on a still picture. With none still, the uncertain flag stays as it
+    was (the board is not published while the picture moves anyway).
     """
     votes = track.votes
-    n = len(votes)
     held = track.card.digits
-    track.attribute_confidence = {name: max(0.0, votes.support[f][held[f]]) / n
-                                  for f, name in enumerate(FEATURES)}
+    still = votes.still > 0
+    n = votes.still if still else len(votes)
+    support = votes.still_support if still else votes.support
+    track.attribute_confidence = {name: max(0.0, support[f][held[f]]) / n for f, name in enumerate(FEATURES)}
     track.confidence = min(track.attribute_confidence.values())
-    partial_share = votes.partial / n
+    partial_share = votes.partial / len(votes)
     decided = votes.uncertain + votes.sure
     # Both flags switch with a dead band, so a card read at the edge of a threshold does not
     # blink between sure and unsure.
@@ -481,6 +502,8 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     # it holds (as the mean's noise shrinks with their square root): a few good frames (the
     # first after a hand has gone, or after a swap cut the window down) do not outweigh a reader
     # at the edge of its threshold, while a card read well clear of it is declared sure soon.
+    if not still:
+        return
     margin = _margin(track, thresholds) if thresholds else None
     if track.uncertain:
         sure_band = _THRESHOLD_BAND * math.sqrt(votes.readings.maxlen / n)
