@@ -594,6 +594,19 @@ def test_motion_meter_takes_no_fingertip_at_the_edge_for_the_still_table() -> No
     assert not any(gone[5:]) and not meter.reaching_in
 
 
+def test_motion_meter_sees_a_card_pushed_in_over_the_edge() -> None:
+    """A dealt card slid in from the edge, its hand still out of the picture, changes a patch
+    of 0.3% of the picture (white paper over white paper changes even less): reaching in, so
+    the cards it covers are not read as if the table were still."""
+    meter = MotionMeter()
+    table = np.full((720, 960, 3), 80, np.uint8)
+    for _ in range(10):
+        meter.update(table)
+    pushed = table.copy()
+    cv2.rectangle(pushed, (440, 684), (500, 719), (230, 230, 230), -1)  # 60 x 35 px of card
+    assert all(meter.update(pushed) for _ in range(5)) and meter.reaching_in and not meter.moving
+
+
 def _moves_between(a: np.ndarray, b: np.ndarray) -> bool:
     meter = MotionMeter(lag=1)
     meter.update(a)

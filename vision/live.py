@@ -315,7 +315,7 @@ class MotionMeter:
     Memory: ``lag`` + 1 small frames.
     """
 
-    def __init__(self, level: int = 18, fraction: float = 0.01, edge_fraction: float = 0.004,
+    def __init__(self, level: int = 18, fraction: float = 0.01, edge_fraction: float = 0.002,
                  lag: int = 5, accept_after: int = 30) -> None:
         if lag < 1 or accept_after < 1:
             raise ValueError(f"lag and accept_after must be at least 1 frame, got {lag}, {accept_after}")
