@@ -131,3 +131,38 @@ def test_a_frame_of_another_size_is_searched(recognizer: Recognizer, table) -> N
 def test_refresh_every_must_be_positive(recognizer: Recognizer) -> None:
     with pytest.raises(ValueError, match="refresh_every"):
         StreamRecognizer(recognizer, refresh_every=0)
+
+
+def test_a_refresh_that_outlines_a_card_worse_keeps_its_old_outline(recognizer: Recognizer, table,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture has not changed, so a card found again keeps whichever outline reads it more
+    surely; a card the refresh finds for the first time is added."""
+    import dataclasses
+
+    from vision import recognize
+    from vision.canonical import warp_card
+    from vision.detect import find_cards
+    from vision.quad import grow_quad
+
+    image, truth = table
+    quads = find_cards(image)
+    assert len(quads) == len(truth["cards"])
+    # The refresh outlines one card loosely, its shadow and a strip of felt taken for paper.
+    loose_index = next(i for i, quad in enumerate(quads) if i > 0
+                       and recognizer.reader.read([warp_card(image, quad.corners)])[0].card.shading == "striped")
+    loose = dataclasses.replace(quads[loose_index], corners=grow_quad(quads[loose_index].corners, 9.0))
+    tight, wide = recognizer.reader.read([warp_card(image, q.corners) for q in (quads[loose_index], loose)])
+    assert wide.confidence < tight.confidence  # the premise: the loose outline reads less surely
+    searches = iter([quads[1:], [loose if i == loose_index else q for i, q in enumerate(quads)]])
+    monkeypatch.setattr(recognize, "find_cards", lambda _: next(searches))
+    stream = StreamRecognizer(recognizer, refresh_every=1)
+    first = stream.read_board(noisy(image, 0))
+    assert len(first.cards) == len(quads) - 1  # the first search missed a card
+    stream.read_board(noisy(image, 1))  # a still read: the refresh is put off ...
+    assert stream.catch_up() and stream.searches == 2  # ... and made
+    board = stream.read_board(noisy(image, 2))
+    assert len(board.cards) == len(quads)
+    kept = [seen.corners for seen in board.cards]
+    center = quads[loose_index].corners.mean(axis=0)
+    held = min(kept, key=lambda c: float(np.linalg.norm(np.mean(c, axis=0) - center)))
+    assert np.allclose(np.sort(np.asarray(held), axis=0), np.sort(quads[loose_index].corners, axis=0), atol=0.01)

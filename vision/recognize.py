@@ -6,6 +6,7 @@ them in reading order. The card reader's model is loaded once per `Recognizer`, 
 
 from __future__ import annotations
 
+import math
 import time
 from functools import lru_cache
 
@@ -128,7 +129,10 @@ class StreamRecognizer:
     keyframe's search missed gets another chance, as it would frame by frame. That search is
     not needed for the answer at hand, so it is put off to `catch_up`, which live mode calls
     once the answer has gone out (and the next read does, if nobody did): on a still table no
-    answer waits for a search.
+    answer waits for a search. As the picture has not changed, a card it finds again keeps
+    whichever outline, the old or the new, reads it more surely: a search that outlines a card
+    a little worse than the last (its shadow taken for paper, a touching neighbour's edge for
+    its own) must not spoil its readings until the next one.
 
     One `StreamRecognizer` per stream and per reading process (it keeps its keyframe); its
     boards come from the `Recognizer`'s own steps, so live mode reads with the one path.
@@ -205,8 +209,32 @@ class StreamRecognizer:
             return False
         image, small = self._refresh
         self._refresh = None
-        self._quads = self._search(image, small)
+        self._quads = self._better_outlines(image, self._quads, self._search(image, small))
         return True
+
+    def _better_outlines(self, image: npt.NDArray[np.uint8], held: list[CardQuad], found: list[CardQuad]
+                         ) -> list[CardQuad]:
+        """``found``, each card found again (its centre within a quarter card of a held one's)
+        in whichever outline of the two the reader is surer of in ``image``."""
+        pairs = []
+        for index, quad in enumerate(found):
+            center = quad.corners.mean(axis=0)
+            for old in held:
+                size = math.sqrt(max(cv2.contourArea(old.corners), 1.0))
+                if old.partial == quad.partial and \
+                        float(np.linalg.norm(old.corners.mean(axis=0) - center)) < 0.25 * size:
+                    if float(np.abs(old.corners - quad.corners).max()) > _SAME_OUTLINE_PX:
+                        pairs.append((index, old))
+                    break
+        if not pairs:
+            return found
+        outlines = [quad.corners for _, quad in pairs] + [found[index].corners for index, _ in pairs]
+        readings = self.recognizer.reader.read([warp_card(image, corners) for corners in outlines])
+        chosen = list(found)
+        for k, (index, old) in enumerate(pairs):
+            if readings[k].confidence > readings[len(pairs) + k].confidence:
+                chosen[index] = old
+        return chosen
 
     def _search(self, image: npt.NDArray[np.uint8], small: npt.NDArray[np.int16]) -> list[CardQuad]:
         self.searches += 1
@@ -224,6 +252,10 @@ class StreamRecognizer:
         """Did the picture change since the last frame read, too?"""
         changed = self._changed_since(self._previous, small)
         return changed is not None and np.count_nonzero(changed) > self.changed_pixels
+
+
+# Outlines whose corners are all this close (pixels) read the same: no need to compare them.
+_SAME_OUTLINE_PX = 1.5
 
 
 def _touches(changed: npt.NDArray[np.bool_], corners: npt.NDArray[np.float32]) -> bool:
