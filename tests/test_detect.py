@@ -380,3 +380,28 @@ def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
     along = [dataclasses.replace(quad_at(100 + 120 * i, 350, 70, 64), ink=0.8) for i in range(2)]
     kept = _keep_consistent(across + along, image)
     assert sorted(map(id, kept)) == sorted(map(id, across + along))
+
+
+def test_of_two_outlines_of_a_card_the_one_framing_its_shadow_gives_way() -> None:
+    # A pale table's edges outline each card with its shadow, as surely (score) as the
+    # whiteness outlines the card itself, and with one such outline per card the typical size
+    # leans their way: the band of shadow between the two outlines tells which is the card.
+    image = np.full((540, 720, 3), (200, 196, 188), np.uint8)
+    tight, loose = [], []
+    for i in range(4):
+        corners = card_corners(120 + 160 * i, 270, 0)
+        cv2.fillConvexPoly(image, np.round(card_corners(124 + 160 * i, 274, 0, 92, 137)).astype(np.int32),
+                           (150, 147, 141))  # the shadow, offset away from the light
+        draw_card(image, corners, paper=(236, 236, 232))
+        tight.append(CardQuad(order_corners(corners), False, 0.99, paper=(236.0, 236.0, 232.0)))
+        loose.append(CardQuad(order_corners(card_corners(123 + 160 * i, 273, 0, 94, 139)), False, 1.05,
+                              paper=(236.0, 236.0, 232.0)))
+    assert sorted(map(id, _merge_overlapping(tight + loose))) == sorted(map(id, loose))  # without the picture
+    kept = _merge_overlapping(tight + loose, 720 * 540, image)
+    assert sorted(map(id, kept)) == sorted(map(id, tight))
+    # Where the band between them is the card's own paper, the inner outline is no frame of
+    # anything: the outer one, nearer the typical size, stays the card.
+    plain = np.full_like(image, (200, 196, 188))
+    for quad in loose:
+        cv2.fillConvexPoly(plain, np.round(quad.corners).astype(np.int32), (236, 236, 232))
+    assert sorted(map(id, _merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))

@@ -111,7 +111,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
 
     def settled() -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
-        return _keep_consistent(_merge_overlapping(candidates, small.shape[0] * small.shape[1]), small)
+        return _keep_consistent(_merge_overlapping(candidates, small.shape[0] * small.shape[1], small), small)
 
     region: _Region | None = None  # where the later steps look; None: everywhere
     for index, (mask, inset, guess) in enumerate(maps.candidate_masks()):
@@ -851,8 +851,9 @@ def _iou_estimate(a: CardQuad, b: CardQuad) -> float:
     return inter / union if union else 0.0
 
 
-def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -> list[CardQuad]:
-    """One quad per card from the candidates of all maps (in an image of ``image_area`` pixels).
+def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
+                       image: npt.NDArray[np.uint8] | None = None) -> list[CardQuad]:
+    """One quad per card from the candidates of all maps (in ``image``, of ``image_area`` pixels).
 
     Of overlapping candidates the best scored is kept. Then containment is settled: a quad that
     holds two or more card-sized quads is two touching cards seen as one blob, and is dropped;
@@ -863,9 +864,12 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -
     # strip of table, two cards as one), prefer the one closest to the typical candidate size
     # at its place in the image.
     typical = _typical_area_model(_plain_unless_few([q for q in candidates if not q.partial]))
+    # A map that outlines every card with its shadow (the edges of a pale table) also moves the
+    # typical size its way; what lies between two outlines of one card tells which is the card.
+    loose = set() if image is None else _loose_outlines(candidates, image)
 
     def preference(quad: CardQuad) -> float:
-        weight = 0.5 if quad.guess else 1.0
+        weight = 0.5 if quad.guess or id(quad) in loose else 1.0
         return weight * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
 
     kept: list[CardQuad] = []
@@ -912,6 +916,45 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf) -
 _INNER_CARD_INK = 0.7
 # A quad over this fraction of the image is a close-up of a card or a few.
 _CLOSE_UP = 0.2
+
+
+def _loose_outlines(candidates: list[CardQuad], image: npt.NDArray[np.uint8]) -> set[int]:
+    """The ids of plain candidates that frame another plain candidate of the same card with a
+    band of something that is not that card's paper: a shadow, a strip of table.
+
+    Only a frame all round counts (the inner outline near the middle of the outer one, the band
+    a few pixels wide): a piece of a card cut off along a symbol shares three edges with the
+    card, and the band outside it is the table.
+    """
+    plain = [q for q in candidates if not q.guess and not q.partial]
+    loose: set[int] = set()
+    for outer in plain:
+        for inner in plain:
+            if inner is outer or id(outer) in loose or not 0.6 < inner.area / outer.area < 0.97:
+                continue
+            gap = 0.5 * (np.sqrt(outer.area) - np.sqrt(inner.area))
+            if float(np.hypot(*(outer.center - inner.center))) > 1.2 * gap:
+                continue
+            if _band_is_not_paper(image, inner, outer, float(np.clip(0.5 * gap, 1.5, 4.0))):
+                loose.add(id(outer))
+    return loose
+
+
+def _band_is_not_paper(image: npt.NDArray[np.uint8], inner: CardQuad, outer: CardQuad, distance: float) -> bool:
+    """Whether the band ``distance`` pixels outside ``inner`` (where it lies inside ``outer``)
+    differs in colour from ``inner``'s paper."""
+    ring = grow_quad(inner.corners, distance).astype(np.float64)
+    steps = np.linspace(0.1, 0.9, 9)  # along each side, away from the rounded corners
+    points = np.vstack([ring[k] + (ring[(k + 1) % 4] - ring[k]) * steps[:, None] for k in range(4)])
+    outline = outer.corners.reshape(-1, 1, 2).astype(np.float32)
+    inside = [p for p in points if cv2.pointPolygonTest(outline, (float(p[0]), float(p[1])), False) >= 0]
+    if len(inside) < 0.75 * len(points):
+        return False
+    xy = np.asarray(inside, np.float32)
+    band = cv2.remap(image, xy[:, 0].reshape(1, -1), xy[:, 1].reshape(1, -1), cv2.INTER_LINEAR)
+    colour = np.median(band.reshape(-1, 3).astype(np.float64), axis=0)
+    paper = np.asarray(inner.paper, np.float64)
+    return float(np.abs(colour - paper).max()) > 0.12 * float(paper.max()) + 4.0
 
 
 def _on_long_axis(card: CardQuad, point: npt.NDArray[np.float32]) -> bool:
