@@ -503,7 +503,7 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     # first after a hand has gone, or after a swap cut the window down) do not outweigh a reader
     # at the edge of its threshold, while a card read well clear of it is declared sure soon.
     if not still:
-        return
+        return  # judged on still pictures only (see above)
     margin = _margin(track, thresholds) if thresholds else None
     if track.uncertain:
         sure_band = _THRESHOLD_BAND * math.sqrt(votes.readings.maxlen / n)
