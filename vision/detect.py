@@ -96,7 +96,66 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
             again = _find_at_scale(image, full_scale)
             if len(again) > len(cards):
                 cards = again
-    return cards
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return [card if card.partial else _snapped_to_edges(card, grey) for card in cards]
+
+
+def _snapped_to_edges(card: CardQuad, grey: npt.NDArray[np.uint8]) -> CardQuad:
+    """``card`` with each side moved in (a few pixels at most, along its normal) to where the
+    brightness steps most sharply from its paper to what lies outside: a map's blob may take
+    a card's shadow or a rim of table for paper, and a loose outline reads stripes as outline.
+    Sides are never moved out: a tight outline's side already lies on the card's edge, and
+    beyond it the next step out may be a shadow's edge."""
+    corners = card.corners.astype(np.float64)
+    blue, green, red = card.paper
+    paper = 0.114 * blue + 0.587 * green + 0.299 * red
+    if paper <= 0.0:
+        return card  # no paper colour measured: no side of it to look for
+    reach = max(2, int(round(0.08 * short_side(card.corners))))
+    offsets = np.arange(-reach, 1, dtype=np.float64)
+    center = corners.mean(axis=0)
+    t = np.linspace(0.15, 0.85, 16)
+    lines = []
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        direction = (b - a) / max(float(np.hypot(*(b - a))), 1e-6)
+        normal = np.array([direction[1], -direction[0]])
+        if np.dot(normal, (a + b) / 2 - center) < 0:
+            normal = -normal
+        base = a + (b - a) * t[:, None]                                           # (16, 2)
+        inner = base[None] + normal * (offsets[:, None, None] - 1.5)              # (offsets, 16, 2)
+        outer = base[None] + normal * (offsets[:, None, None] + 1.5)
+        points = np.concatenate([inner, outer]).reshape(-1, 2).astype(np.float32)
+        values = cv2.remap(grey, points[:, 0].reshape(1, -1), points[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE).astype(np.float64).reshape(2, len(offsets), -1)
+        # Paper steps to the table the same way all round: brighter than a dark table, darker
+        # than a white one (and brighter than a shadow's outer edge, where a loose side lies).
+        step = (np.median(values[0] - values[1], axis=1) if paper >= float(np.median(values[1, -1]))
+                else np.median(values[1] - values[0], axis=1))                   # per offset
+        best = int(np.argmax(step))
+        shift = offsets[best] if step[best] > _SNAP_GAIN * max(step[-1], 0.0) + _SNAP_MIN_STEP else 0.0
+        lines.append((a + normal * shift, direction))
+    snapped = np.array([_intersection(lines[k - 1], lines[k]) for k in range(4)])
+    if not np.all(np.isfinite(snapped)) or float(np.abs(snapped - corners).max()) > 2 * reach:
+        return card
+    return dataclasses.replace(card, corners=snapped.astype(np.float32))
+
+
+def _intersection(first: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+                  second: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]) -> npt.NDArray[np.float64]:
+    """Where two lines (point, direction) cross (inf when they are parallel)."""
+    (p, u), (q, v) = first, second
+    cross = u[0] * v[1] - u[1] * v[0]
+    if abs(cross) < 1e-9:
+        return np.array([np.inf, np.inf])
+    along = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / cross
+    return p + along * u
+
+
+# A side moves only to a brightness step this much stronger than the one where it lies, and by
+# this many grey levels at least: noise and the paper's own grain move nothing.
+_SNAP_GAIN = 1.3
+_SNAP_MIN_STEP = 6.0
 
 
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
