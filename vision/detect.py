@@ -111,51 +111,55 @@ def _snapped_to_edges(card: CardQuad, grey: npt.NDArray[np.uint8]) -> CardQuad:
     paper = 0.114 * blue + 0.587 * green + 0.299 * red
     if paper <= 0.0:
         return card  # no paper colour measured: no side of it to look for
-    reach = max(2, int(round(0.08 * short_side(card.corners))))
+    starts, ends = corners, corners[[1, 2, 3, 0]]
+    sides = ends - starts
+    lengths = np.maximum(np.sqrt((sides ** 2).sum(axis=1)), 1e-6)
+    reach = max(2, int(round(0.08 * float(lengths.min()))))
     offsets = np.arange(-reach, 1, dtype=np.float64)
-    center = corners.mean(axis=0)
-    t = np.linspace(0.15, 0.85, 16)
-    lines = []
-    for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        direction = (b - a) / max(float(np.hypot(*(b - a))), 1e-6)
-        normal = np.array([direction[1], -direction[0]])
-        if np.dot(normal, (a + b) / 2 - center) < 0:
-            normal = -normal
-        base = a + (b - a) * t[:, None]                                           # (16, 2)
-        inner = base[None] + normal * (offsets[:, None, None] - 1.5)              # (offsets, 16, 2)
-        outer = base[None] + normal * (offsets[:, None, None] + 1.5)
-        points = np.concatenate([inner, outer]).reshape(-1, 2).astype(np.float32)
-        values = cv2.remap(grey, points[:, 0].reshape(1, -1), points[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE).astype(np.float64).reshape(2, len(offsets), -1)
-        # Paper steps to the table the same way all round: brighter than a dark table, darker
-        # than a white one (and brighter than a shadow's outer edge, where a loose side lies).
-        step = (np.median(values[0] - values[1], axis=1) if paper >= float(np.median(values[1, -1]))
-                else np.median(values[1] - values[0], axis=1))                   # per offset
-        best = int(np.argmax(step))
-        shift = offsets[best] if step[best] > _SNAP_GAIN * max(step[-1], 0.0) + _SNAP_MIN_STEP else 0.0
-        lines.append((a + normal * shift, direction))
-    snapped = np.array([_intersection(lines[k - 1], lines[k]) for k in range(4)])
+    # All four sides at once: (side, offset, point along the side, x/y).
+    directions = sides / lengths[:, None]
+    normals = np.column_stack([directions[:, 1], -directions[:, 0]])
+    normals[((normals * ((starts + ends) / 2 - corners.mean(axis=0))).sum(axis=1) < 0)] *= -1
+    along = starts[:, None, :] + sides[:, None, :] * _SNAP_ALONG[None, :, None]                 # (4, 16, 2)
+    shifts = normals[:, None, None, :] * offsets[None, :, None, None]                          # (4, n, 1, 2)
+    inner = along[:, None] + shifts - 1.5 * normals[:, None, None, :]
+    outer = along[:, None] + shifts + 1.5 * normals[:, None, None, :]
+    points = np.concatenate([inner, outer], axis=1).reshape(-1, 2).astype(np.float32)
+    values = cv2.remap(grey, points[:, 0].reshape(1, -1), points[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE).astype(np.float64).reshape(4, 2, len(offsets), -1)
+    # Paper steps to the table the same way all round: brighter than a dark table, darker than a
+    # white one (and brighter than a shadow's outer edge, where a loose side lies). Means of the
+    # middle half of the 16 points along a side: a symbol or a neighbour's corner moves nothing.
+    brighter = paper >= np.sort(values[:, 1, -1], axis=1)[:, 4:12].mean(axis=1)
+    steps = np.sort(values[:, 0] - values[:, 1], axis=2)[..., 4:12].mean(axis=2)
+    steps *= np.where(brighter, 1.0, -1.0)[:, None]
+    best = np.argmax(steps, axis=1)
+    move = steps[np.arange(4), best] > _SNAP_GAIN * np.maximum(steps[:, -1], 0.0) + _SNAP_MIN_STEP
+    moved = starts + normals * np.where(move, offsets[best], 0.0)[:, None]
+    snapped = _corners_of_lines(moved, directions)
     if not np.all(np.isfinite(snapped)) or float(np.abs(snapped - corners).max()) > 2 * reach:
         return card
     return dataclasses.replace(card, corners=snapped.astype(np.float32))
 
 
-def _intersection(first: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
-                  second: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]) -> npt.NDArray[np.float64]:
-    """Where two lines (point, direction) cross (inf when they are parallel)."""
-    (p, u), (q, v) = first, second
-    cross = u[0] * v[1] - u[1] * v[0]
-    if abs(cross) < 1e-9:
-        return np.array([np.inf, np.inf])
-    along = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / cross
-    return p + along * u
+def _corners_of_lines(points: npt.NDArray[np.float64], directions: npt.NDArray[np.float64]
+                      ) -> npt.NDArray[np.float64]:
+    """Corner k where line k - 1 meets line k, each line given by a point and a direction
+    (inf where two are parallel)."""
+    p, u = points[[3, 0, 1, 2]], directions[[3, 0, 1, 2]]
+    q, v = points, directions
+    cross = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = ((q[:, 0] - p[:, 0]) * v[:, 1] - (q[:, 1] - p[:, 1]) * v[:, 0]) / cross
+    along[np.abs(cross) < 1e-9] = np.inf
+    return p + along[:, None] * u
 
 
 # A side moves only to a brightness step this much stronger than the one where it lies, and by
 # this many grey levels at least: noise and the paper's own grain move nothing.
 _SNAP_GAIN = 1.3
 _SNAP_MIN_STEP = 6.0
+_SNAP_ALONG = np.linspace(0.15, 0.85, 16)  # where along each side (away from the rounded corners)
 
 
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
