@@ -423,5 +423,5 @@ def test_a_loose_outline_is_pulled_in_to_the_card_edge_and_a_tight_one_stays(tab
     tight = CardQuad(order_corners(card), False, 1.0, paper=(232.0, 232.0, 228.0))
     loose = dataclasses.replace(tight, corners=order_corners(card_corners(203, 204, 8, 118, 180)))
     assert same_quad(loose.corners, tight.corners) > 5
-    assert same_quad(_snapped_to_edges(loose, grey).corners, tight.corners) < 1.5
-    assert same_quad(_snapped_to_edges(tight, grey).corners, tight.corners) < 0.5
+    assert same_quad(_snapped_to_edges([loose], grey)[0].corners, tight.corners) < 1.5
+    assert same_quad(_snapped_to_edges([tight], grey)[0].corners, tight.corners) < 0.5
