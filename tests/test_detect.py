@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision import detect
-from vision.detect import (CardQuad, _grid_neighbours, _keep_consistent, _merge_overlapping, _snapped_to_edges,
+from vision.detect import (CardQuad, _grid_neighbours, _keep_consistent, _merge_overlapping,
                            _typical_area_model, find_cards, order_corners)
 
 
@@ -405,23 +405,3 @@ def test_of_two_outlines_of_a_card_the_one_framing_its_shadow_gives_way() -> Non
     for quad in loose:
         cv2.fillConvexPoly(plain, np.round(quad.corners).astype(np.int32), (236, 236, 232))
     assert sorted(map(id, _merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))
-
-
-@pytest.mark.parametrize("table, shadow", [((190, 186, 180), (130, 127, 122)), ((252, 252, 252), (252, 252, 252))])
-def test_a_loose_outline_is_pulled_in_to_the_card_edge_and_a_tight_one_stays(table, shadow) -> None:
-    # A card with its shadow on a pale table, and on a white table brighter than it (no shadow
-    # there: one darker than the paper on a table brighter than it leaves no one way the paper
-    # steps to what is outside): an outline taking the shadow or a rim of table for paper is
-    # pulled in to the card's own edge; the card's own outline does not move.
-    image = np.full((400, 400, 3), table, np.uint8)
-    card = card_corners(200, 200, 8, 110, 172)
-    cv2.fillConvexPoly(image, np.round(card_corners(204, 205, 8, 116, 178) * 16).astype(np.int32), shadow,
-                       cv2.LINE_AA, shift=4)
-    draw_card(image, card, paper=(232, 232, 228))
-    image = cv2.GaussianBlur(image, (0, 0), 0.8)
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    tight = CardQuad(order_corners(card), False, 1.0, paper=(232.0, 232.0, 228.0))
-    loose = dataclasses.replace(tight, corners=order_corners(card_corners(203, 204, 8, 118, 180)))
-    assert same_quad(loose.corners, tight.corners) > 5
-    assert same_quad(_snapped_to_edges([loose], grey)[0].corners, tight.corners) < 1.5
-    assert same_quad(_snapped_to_edges([tight], grey)[0].corners, tight.corners) < 0.5
