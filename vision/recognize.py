@@ -218,11 +218,9 @@ class StreamRecognizer:
         in whichever outline of the two the reader is surer of in ``image``."""
         pairs = []
         for index, quad in enumerate(found):
-            center = quad.corners.mean(axis=0)
             for old in held:
-                size = math.sqrt(max(cv2.contourArea(old.corners), 1.0))
                 if old.partial == quad.partial and \
-                        float(np.linalg.norm(old.corners.mean(axis=0) - center)) < 0.25 * size:
+                        float(np.linalg.norm(old.center - quad.center)) < 0.25 * math.sqrt(max(old.area, 1.0)):
                     if float(np.abs(old.corners - quad.corners).max()) > _SAME_OUTLINE_PX:
                         pairs.append((index, old))
                     break
