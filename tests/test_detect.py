@@ -88,6 +88,43 @@ def test_card_cut_by_frame_edge_is_partial() -> None:
     assert cards[0].partial and not cards[1].partial
 
 
+def draw_three_bars(image: np.ndarray, corners: np.ndarray, paper=(235, 238, 240), ink=(60, 150, 30)) -> None:
+    """A card with three wide solid symbols, stacked along its long side as SET prints them."""
+    cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), paper, cv2.LINE_AA)
+    across, down = corners[1] - corners[0], corners[3] - corners[0]
+    for k in (-1, 0, 1):
+        centre = corners[0] + 0.5 * across + (0.5 + 0.27 * k) * down
+        bar = np.array([centre + sx * 0.33 * across + sy * 0.1 * down for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        cv2.fillConvexPoly(image, np.round(bar).astype(np.int32), ink, cv2.LINE_AA)
+
+
+@pytest.mark.parametrize("cut", [30, 60])
+def test_a_card_cut_by_the_frame_through_its_symbols_is_found_partial(cut: int) -> None:
+    # The frame edge runs through all three symbols: the ring just inside the cut side is ink,
+    # not paper, so that side must not count against the card.
+    image = np.full((480, 640, 3), (40, 70, 110), np.uint8)
+    draw_three_bars(image, card_corners(200, 200, 0, 120, 187))
+    draw_three_bars(image, card_corners(380, 200, 0, 120, 187))
+    draw_three_bars(image, card_corners(520, 420 + cut, 90, 120, 187))
+    cards = sorted(find_cards(image), key=lambda c: c.center[1])
+    assert len(cards) == 3
+    assert [c.partial for c in cards] == [False, False, True]
+    assert abs(cards[2].center[0] - 520) < 4
+
+
+def test_a_strip_of_table_from_the_frame_edge_longer_than_a_card_is_no_cut_card() -> None:
+    # No piece of a card reaches further than the card's diagonal; a pale stripe of a cloth
+    # running from the frame edge to the cards does.
+    image = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    cards = [dataclasses.replace(quad_at(x, 360, 80, 125), ink=0.8) for x in (300, 420, 540)]
+    strip = CardQuad(order_corners(np.array([[0, 500], [250, 500], [250, 540], [0, 540]], np.float32)),
+                     True, 1.0, ink=0.5)
+    cut_card = CardQuad(order_corners(np.array([[0, 100], [60, 100], [60, 225], [0, 225]], np.float32)),
+                        True, 1.0, ink=0.8)
+    kept = _keep_consistent([*cards, strip, cut_card], image)
+    assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
+
+
 def test_non_cards_are_ignored() -> None:
     image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
     draw_card(image, card_corners(120, 200, 10))

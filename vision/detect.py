@@ -25,8 +25,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Callable, Iterator, Sequence
+from functools import cached_property, lru_cache
+from typing import Callable, Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -44,6 +44,8 @@ MAX_ASPECT = 2.9
 # Outline area over fitted-quad area: rounded corners cost ~2%, blur and noise a few more.
 MIN_FILL = 0.85
 BORDER_MARGIN = 3
+# All four sides of a quad, as a bit mask (bit k: the side from corner k to corner k + 1).
+_ALL_SIDES = 0b1111
 # A card's ink strength over the median of the other cards' below which it is no card: on the
 # 12 labelled photos the weakest card is at 0.69, on the generated samples at 0.42; pale cells
 # of checked cloth come out at 0.2-0.35.
@@ -68,6 +70,8 @@ class CardQuad:
     # How strongly the symbols stand out of the paper: the 99th percentile of the difference
     # from the paper over the card's middle, over the paper's brightness.
     ink: float = 0.0
+    # Cut by the frame edge and judged paper only along its other sides (see `_card_quad`).
+    judged_without_frame_side: bool = False
     center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     area: float = field(init=False, repr=False, compare=False)
 
@@ -108,24 +112,36 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
                                                   interpolation=interpolation)
     maps = _Maps(small)
     candidates: list[CardQuad] = []
+    # Cut cards judged without their side along the frame are held apart until the end: a
+    # strip of pale table reaching the frame passes that test too, and must not steer the
+    # search (the paper maps' second looks start from the cards found so far).
+    cut_candidates: list[CardQuad] = []
 
-    def settled() -> list[CardQuad]:
+    def add(quads: Iterable[CardQuad]) -> None:
+        for quad in quads:
+            (cut_candidates if quad.judged_without_frame_side else candidates).append(quad)
+
+    def settled(final: bool = False) -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
-        return _keep_consistent(_merge_overlapping(candidates, small.shape[0] * small.shape[1], small), small)
+        pool = candidates + cut_candidates if final and cut_candidates else candidates
+        return _keep_consistent(_merge_overlapping(pool, small.shape[0] * small.shape[1], small), small)
+
+    def finished(cards: list[CardQuad]) -> list[CardQuad]:
+        return _rescaled(settled(final=True) if cut_candidates else cards, scale)
 
     region: _Region | None = None  # where the later steps look; None: everywhere
     for index, (mask, inset, guess) in enumerate(maps.candidate_masks()):
         if not guess:
-            candidates.extend(_quads_in_mask(mask, maps, candidates, inset, region=region))
+            add(_quads_in_mask(mask, maps, candidates, inset, region=region))
         else:
             # Guesses are never symbols or pieces of a card already found, nor far smaller
             # than the cards found so far (a close-up's card dwarfs the patches of wood grain
             # that smoothed edges enclose).
             plain = [card.area for card in settled() if not card.guess]
             smallest_guess = 0.3 * min(plain, default=0.0)
-            candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                              _quads_in_mask(mask, maps, candidates, inset, smallest_guess, region)
-                              if not any(_lies_inside(quad, other) for other in candidates))
+            add(dataclasses.replace(quad, guess=True) for quad in
+                _quads_in_mask(mask, maps, candidates, inset, smallest_guess, region)
+                if not any(_lies_inside(quad, other) for other in candidates))
         if index == 1:
             # The costlier maps and second looks are only needed where the cards the
             # whiteness maps found leave card-sized paper-like blobs unexplained; on many
@@ -134,15 +150,15 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             explained, region = _unexplained_region(
                 cards, [maps.global_white, maps.paper_like], maps.whiteness, [maps.half_local_white])
             if explained:
-                return _rescaled(cards, scale)
+                return finished(cards)
     cards = settled()
     # The cards found so far show what this deck's paper looks like under this light: a map of
     # that colour separates the other cards from a pale table far better than whiteness does.
     paper_mask = _paper_colour_mask(small, cards, region)
     if paper_mask is not None:
         before = len(candidates)
-        candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                          _quads_in_mask(paper_mask, maps, candidates, 0.5, region=region))
+        add(dataclasses.replace(quad, guess=True) for quad in
+            _quads_in_mask(paper_mask, maps, candidates, 0.5, region=region))
         if len(candidates) > before:
             cards = settled()
     paper_maps = [maps.global_white, maps.paper_like,
@@ -157,8 +173,8 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         smallest = 0.3 * min(card.area for card in cards)
         for mask in paper_maps:  # the whiteness, paper-likeness and paper-colour (or local) maps
             residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
-            candidates.extend(dataclasses.replace(quad, guess=True) for quad in
-                              _quads_in_mask(residual, maps, candidates, 0.5, smallest, region=region))
+            add(dataclasses.replace(quad, guess=True) for quad in
+                _quads_in_mask(residual, maps, candidates, 0.5, smallest, region=region))
         if len(candidates) > before:
             cards = settled()
         # Cards laid edge to edge show no seam at all in places: their neighbours are found by
@@ -168,7 +184,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         if neighbours:
             candidates.extend(neighbours)
             cards = settled()
-    return _rescaled(cards, scale)
+    return finished(cards)
 
 
 def _lies_inside(quad: CardQuad, other: CardQuad) -> bool:
@@ -645,9 +661,31 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
     if not partial and not MIN_ASPECT <= aspect(corners) <= MAX_ASPECT:
         return None
     paper, colour, ink = _paper_fraction(image, corners)
+    guess = False
+    if paper < 0.6 and partial:
+        # A card cut by the frame edge is cut anywhere, often through its symbols: the ring
+        # along the frame is then no edge of the card. Judged by its other sides only, it is
+        # a guess, which any candidate found plainly for the place outweighs (a patch of pale
+        # table reaching the frame edge passes this test too).
+        paper, colour, ink = _paper_fraction(image, corners, _inner_sides(corners, width, height))
+        guess = True
     if paper < 0.6:
         return None
-    return CardQuad(corners, partial, score=float(area / quad_area) * paper, paper=colour, ink=ink)
+    return CardQuad(corners, partial, score=float(area / quad_area) * paper, paper=colour, ink=ink,
+                    guess=guess, judged_without_frame_side=guess)
+
+
+def _inner_sides(corners: npt.NDArray[np.float32], width: int, height: int) -> int:
+    """The sides of a quad in a ``width`` x ``height`` image that do not run along the image's
+    edge, as a bit mask (bit k: the side from corner k to corner k + 1); never none."""
+    near = BORDER_MARGIN + 3.0
+    at_edge = np.stack([corners[:, 0] <= near, corners[:, 1] <= near,
+                        corners[:, 0] >= width - 1 - near, corners[:, 1] >= height - 1 - near], axis=1)
+    sides = 0
+    for k in range(4):
+        if not (at_edge[k] & at_edge[(k + 1) % 4]).any():
+            sides |= 1 << k
+    return sides or _ALL_SIDES
 
 
 def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: npt.NDArray[np.uint8],
@@ -724,9 +762,13 @@ def _split_along_edges(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uin
             for quad in _cards_in_pieces(cut, (x0, y0), image, 1.5, min_area)]
 
 
-def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32]
-                    ) -> tuple[float, tuple[float, float, float], float]:
+def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float32],
+                    sides: int = _ALL_SIDES) -> tuple[float, tuple[float, float, float], float]:
     """How much of a ring just inside the quad's edge looks like card paper.
+
+    ``sides`` (a bit mask, bit k for the side from corner k to corner k + 1) says along which
+    sides the ring runs: a card cut by the frame edge is cut anywhere, often through its
+    symbols, so the side along the frame is no edge of the card and is left out.
 
     Paper is even and nearly colourless whatever the light: the ring's typical colour must be
     bright for the scene and not strongly tinted (wood, skin and printed boxes are), and most ring
@@ -740,7 +782,8 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     # (but also thin ink lines, so ink is looked for in the unfiltered patch).
     # Channels first, (3, N): NumPy reduces over the three channels of (N, 3) arrays 10x slower.
     patch = cv2.medianBlur(raw, 3).reshape(-1, 3)
-    ring = np.ascontiguousarray(patch[_RING_INDEX].T, dtype=np.float32)
+    ring_index, ring_solver, ring_design = _ring_of(sides)
+    ring = np.ascontiguousarray(patch[ring_index].T, dtype=np.float32)
     typical = _median_rows(ring)
     # Paper under warm lamps turns orange, under daylight blue, but never as tinted as a
     # coloured surface.
@@ -750,8 +793,8 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
         return 0.0, colour, 0.0
     # Evenness against a plane fitted to the ring, so that a smooth light gradient across the
     # card still counts as even paper.
-    coefficients = ring @ _RING_SOLVER                                 # (3 channels, 3 terms)
-    plane = coefficients @ _RING_DESIGN
+    coefficients = ring @ ring_solver                                  # (3 channels, 3 terms)
+    plane = coefficients @ ring_design
     residual = _channel_max(np.abs(ring - plane))
     close = residual < 0.08 * brightest + 5
     if np.count_nonzero(close) < 0.6 * len(close):
@@ -794,25 +837,36 @@ def _median_rows(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return (0.5 * (part[:, low] + part[:, high])).astype(np.float32)
 
 
-def _ring_mask(size: tuple[int, int]) -> npt.NDArray[np.bool_]:
+def _ring_mask(size: tuple[int, int], sides: int = _ALL_SIDES) -> npt.NDArray[np.bool_]:
     """A thin band 3-8% in from the edge: inside the card even if the quad is a little large,
-    and outside the symbols even on decks whose symbols nearly fill the card."""
+    and outside the symbols even on decks whose symbols nearly fill the card; along the
+    ``sides`` of the bit mask only (bit 0 the top, then clockwise)."""
     width, height = size
     ring = np.zeros((height, width), dtype=bool)
-    ring[2:5, 2:-2] = ring[-5:-2, 2:-2] = True
-    ring[2:-2, 2:4] = ring[2:-2, -4:-2] = True
+    if sides & 1:
+        ring[2:5, 2:-2] = True
+    if sides & 2:
+        ring[2:-2, -4:-2] = True
+    if sides & 4:
+        ring[-5:-2, 2:-2] = True
+    if sides & 8:
+        ring[2:-2, 2:4] = True
     return ring
 
 
 _RING_PATCH = (40, 64)
 _RING_PATCH_CORNERS = np.array([[0, 0], [_RING_PATCH[0] - 1, 0], [_RING_PATCH[0] - 1, _RING_PATCH[1] - 1],
                                 [0, _RING_PATCH[1] - 1]], dtype=np.float32)
-_RING = _ring_mask(_RING_PATCH)
-# The ring's pixels' (y, x, 1), (3, N): a plane through the ring is a fixed linear map of them.
-_RING_DESIGN = np.stack([*np.nonzero(_RING), np.ones(int(_RING.sum()))]).astype(np.float64)
-# The least-squares plane through the ring's pixels (N,): ``pixels @ _RING_SOLVER`` (3,).
-_RING_SOLVER = np.linalg.pinv(_RING_DESIGN).astype(np.float32)
-_RING_DESIGN = _RING_DESIGN.astype(np.float32)
+
+
+@lru_cache(maxsize=None)
+def _ring_of(sides: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The ring along ``sides`` of the patch: its pixels' flat indices (N,), the least-squares
+    plane through them (``pixels @ solver`` (3,) for pixels (N,)), and their (y, x, 1) (3, N),
+    with which a plane is evaluated at them."""
+    ring = _ring_mask(_RING_PATCH, sides)
+    design = np.stack([*np.nonzero(ring), np.ones(int(ring.sum()))]).astype(np.float64)
+    return (np.flatnonzero(ring), np.linalg.pinv(design).astype(np.float32), design.astype(np.float32))
 # The card's middle, where its symbols are: rows 8 to 8 from the bottom, columns 6 to 6 from
 # the right, and each pixel's (y, x, 1) there, (3, M).
 _MIDDLE_ROWS = slice(8, _RING_PATCH[1] - 8)
@@ -820,7 +874,6 @@ _MIDDLE_COLUMNS = slice(6, _RING_PATCH[0] - 6)
 _MIDDLE_DESIGN = np.stack([grid.ravel() for grid in np.mgrid[_MIDDLE_ROWS, _MIDDLE_COLUMNS]]
                           + [np.ones((_MIDDLE_ROWS.stop - _MIDDLE_ROWS.start)
                                      * (_MIDDLE_COLUMNS.stop - _MIDDLE_COLUMNS.start))]).astype(np.float32)
-_RING_INDEX = np.flatnonzero(_RING)
 
 
 def _percentile(values: npt.NDArray[np.floating], fraction: float) -> float:
@@ -1090,7 +1143,8 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
             # whole card shows how large a card is. (Too large is told only against three or
             # more: with fewer, the typical size ignores perspective.)
             elif not whole or (0.3 * typical_area <= card.area
-                               and (len(whole) < 3 or card.area <= 1.3 * typical_area)):
+                               and (len(whole) < 3 or card.area <= 1.3 * typical_area)
+                               and _span(card.corners) <= 1.2 * _diagonal(typical_area, typical_aspect)):
                 kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
@@ -1102,6 +1156,18 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
 
 # A flat SET card's long side over its short side (57 x 89 mm).
 _FLAT_ASPECT = 1.56
+
+
+def _span(corners: npt.NDArray[np.float32]) -> float:
+    """The largest distance between two corners of a quad."""
+    return float(max(np.linalg.norm(corners[i] - corners[j]) for i in range(4) for j in range(i + 1, 4)))
+
+
+def _diagonal(area: float, card_aspect: float) -> float:
+    """The diagonal of a rectangle of ``area`` whose long side is ``card_aspect`` times its short
+    one: no piece of such a card reaches further (a strip of pale table running from the frame
+    edge to the cards does)."""
+    return math.sqrt(area * (card_aspect + 1.0 / card_aspect))
 
 
 def _aspect_fits(card_aspect: float, typical_aspect: float) -> bool:
