@@ -125,6 +125,20 @@ def test_a_strip_of_table_from_the_frame_edge_longer_than_a_card_is_no_cut_card(
     assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
 
 
+def test_a_cell_of_the_cloth_beside_a_close_up_card_sets_no_card_size() -> None:
+    # A close-up of three cards, the outer two cut by the frame, and a pale cell of a checked
+    # cloth found as a guess: a hundredth of the card, it is no card, and must not shrink the
+    # typical card below the cut cards beside it.
+    image = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    card = dataclasses.replace(quad_at(480, 330, 250, 400), ink=0.8)
+    cell = dataclasses.replace(quad_at(500, 650, 28, 28), ink=0.5, guess=True)
+    cut_cards = [CardQuad(order_corners(np.array(corners, np.float32)), True, 1.0, ink=0.8)
+                 for corners in ([[0, 130], [150, 130], [150, 530], [0, 530]],
+                                 [[810, 130], [959, 130], [959, 530], [810, 530]])]
+    kept = _keep_consistent([card, cell, *cut_cards], image)
+    assert sorted(map(id, kept)) == sorted(map(id, [card, *cut_cards]))
+
+
 def test_non_cards_are_ignored() -> None:
     image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
     draw_card(image, card_corners(120, 200, 10))

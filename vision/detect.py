@@ -867,6 +867,8 @@ def _ring_of(sides: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32],
     ring = _ring_mask(_RING_PATCH, sides)
     design = np.stack([*np.nonzero(ring), np.ones(int(ring.sum()))]).astype(np.float64)
     return (np.flatnonzero(ring), np.linalg.pinv(design).astype(np.float32), design.astype(np.float32))
+
+
 # The card's middle, where its symbols are: rows 8 to 8 from the bottom, columns 6 to 6 from
 # the right, and each pixel's (y, x, 1) there, (3, M).
 _MIDDLE_ROWS = slice(8, _RING_PATCH[1] - 8)
@@ -1105,6 +1107,11 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
     A card touching the image edge whose size and proportions are those of a whole card is only
     grazed by the edge: it is kept as a whole card. Only a card clearly cut stays partial.
     """
+    # A guess far smaller than every card found plainly is a patch of the table (a cell of a
+    # checked cloth beside a close-up's card), as in the search (`_find_at_scale`).
+    plain_areas = [c.area for c in cards if not c.partial and not c.guess]
+    if plain_areas:
+        cards = [c for c in cards if not (c.guess and not c.partial and c.area < 0.3 * min(plain_areas))]
     whole = [c for c in cards if not c.partial]
     if whole:
         # Guesses must fit the cards found plainly, not set the standard themselves (a cloth
@@ -1140,8 +1147,9 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
                 kept.append(dataclasses.replace(card, partial=False))
             # Less than a third of a card in view cannot be read, and such slivers at the
             # frame edge are more often a printed card on a box or a patch of table: even one
-            # whole card shows how large a card is. (Too large is told only against three or
-            # more: with fewer, the typical size ignores perspective.)
+            # whole card shows how large a card is, and that no piece of one reaches further
+            # than its diagonal. (Too large is told only against three or more: with fewer,
+            # the typical size ignores perspective.)
             elif not whole or (0.3 * typical_area <= card.area
                                and (len(whole) < 3 or card.area <= 1.3 * typical_area)
                                and _span(card.corners) <= 1.2 * _diagonal(typical_area, typical_aspect)):
