@@ -333,14 +333,23 @@ def _strongest(ink: npt.NDArray[np.float32]) -> float:
 
 def _hysteresis(ink: npt.NDArray[np.float32], high: float, low: float) -> npt.NDArray[np.uint8]:
     """Pixels above ``low`` connected to a pixel above ``high`` (uint8 0/255): strokes whose ink
-    fades in places (glare, a worn print) stay whole, while paper texture never seeds a blob."""
+    fades in places (glare, a worn print) stay whole, while paper texture never seeds a blob.
+
+    Ink that reaches three sides of the face is no symbol (SET prints every symbol well inside
+    the card) but what lies around the card: an outline found a little too large frames the
+    face with a band of table or shadow, which would otherwise be taken for one giant symbol.
+    """
     weak = (ink > low).view(np.uint8)
-    n, labels = cv2.connectedComponents(weak, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     if n <= 1:
         return weak * 255
     seeded = np.zeros(n, np.uint8)
     seeded[labels[ink > high]] = 255
     seeded[0] = 0
+    height, width = ink.shape
+    x, y, w, h = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
+    sides = ((x == 0).astype(int) + (y == 0) + (x + w == width) + (y + h == height))
+    seeded[sides >= 3] = 0
     return np.take(seeded, labels)
 
 
