@@ -3,8 +3,9 @@
 Detection precision and recall (a detection matches a labelled card when their quads overlap
 with IoU > 0.5; cards under half in view are not expected, and a detection reported partial
 that outlines the part in view of such a card cut by the frame counts neither as found nor as
-false: "cut card reported partial"), reading accuracy per attribute and per card on the cards found, whole-board
-accuracy (every card found and read right, nothing extra) and SET-list accuracy.
+false: "cut card reported partial"), reading accuracy per attribute and per card on the cards
+found, whole-board accuracy (every card found and read right, nothing extra) and SET-list
+accuracy.
 
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
