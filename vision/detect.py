@@ -661,18 +661,18 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
     if not partial and not MIN_ASPECT <= aspect(corners) <= MAX_ASPECT:
         return None
     paper, colour, ink = _paper_fraction(image, corners)
-    guess = False
+    without_frame_side = False
     if paper < 0.6 and partial:
         # A card cut by the frame edge is cut anywhere, often through its symbols: the ring
         # along the frame is then no edge of the card. Judged by its other sides only, it is
         # a guess, which any candidate found plainly for the place outweighs (a patch of pale
         # table reaching the frame edge passes this test too).
         paper, colour, ink = _paper_fraction(image, corners, _inner_sides(corners, width, height))
-        guess = True
+        without_frame_side = True
     if paper < 0.6:
         return None
     return CardQuad(corners, partial, score=float(area / quad_area) * paper, paper=colour, ink=ink,
-                    guess=guess, judged_without_frame_side=guess)
+                    guess=without_frame_side, judged_without_frame_side=without_frame_side)
 
 
 def _inner_sides(corners: npt.NDArray[np.float32], width: int, height: int) -> int:

@@ -308,10 +308,10 @@ class MotionMeter:
       slid in from the edge before its hand is in view changes about that much, white paper
       over white paper). Hands and arms always come in over the edge, while cards taken or
       dealt change patches inside the picture; so a hand resting on the table still counts,
-      where the frame-to-frame test alone would call it still. The reference is the last picture that stayed still for
-      ``accept_after`` frames (counted from the last movement and from the first frame of a
-      change at the edge), so a lasting change (a cup put down at the edge, the light) is
-      accepted after that long.
+      where the frame-to-frame test alone would call it still. The reference is the last
+      picture that stayed still for ``accept_after`` frames (counted from the last movement
+      and from the first frame of a change at the edge), so a lasting change (a cup put down
+      at the edge, the light) is accepted after that long.
 
     Memory: ``lag`` + 1 small frames.
     """
