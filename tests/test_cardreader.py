@@ -13,7 +13,8 @@ from core.cards import Card, full_deck
 from setfinder.cli import main
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH
 from vision.cardreader import CardReader, CardReading, ModelError
-from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards, segment_ink
+from vision.features import (FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards, segment_ink,
+                             shows_symbols)
 from vision.render import render_card
 from vision import training
 
@@ -173,6 +174,21 @@ def test_a_frame_of_table_round_the_face_is_no_symbol(reader: CardReader, name: 
     assert len(segment_ink(framed).symbols) == card.count
     [reading] = reader.read([framed])
     assert reading.card == card
+
+
+def test_every_card_shows_symbols_upright_or_turned_and_a_patch_of_cloth_none() -> None:
+    # The detector asks this of candidates when size alone would take the cells of a checked
+    # cloth for the cards: a card shows symbols either way round, a blank patch of cloth with
+    # its grain, or with the pattern's edge reaching in from a side, shows none.
+    for card in full_deck():
+        face = render_card(card)
+        turned = cv2.resize(cv2.rotate(face, cv2.ROTATE_90_CLOCKWISE), (CARD_WIDTH, CARD_HEIGHT))
+        assert shows_symbols(segment_ink(face)) and shows_symbols(segment_ink(turned)), card
+    grain = np.random.default_rng(0).normal(0, 6, (CARD_HEIGHT, CARD_WIDTH, 1))
+    cloth = np.clip(230 + grain, 0, 255).astype(np.uint8).repeat(3, axis=2)
+    assert not shows_symbols(segment_ink(cloth))
+    cloth[:, 120:] = (150, 60, 40)
+    assert not shows_symbols(segment_ink(cloth))
 
 
 def test_quad_iou_and_detection_matching_are_those_of_bench_scenes() -> None:

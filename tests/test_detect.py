@@ -8,7 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from core.cards import Card
 from vision import detect
+from vision.render import render_card
 from vision.detect import (CardQuad, _grid_neighbours, _keep_consistent, _merge_overlapping,
                            _typical_area_model, find_cards, order_corners)
 
@@ -137,6 +139,40 @@ def test_a_cell_of_the_cloth_beside_a_close_up_card_sets_no_card_size() -> None:
                                  [[810, 130], [959, 130], [959, 530], [810, 530]])]
     kept = _keep_consistent([card, cell, *cut_cards], image)
     assert sorted(map(id, kept)) == sorted(map(id, [card, *cut_cards]))
+
+
+def gingham(height: int, width: int, period_x: float, period_y: float, seed: int = 1) -> np.ndarray:
+    """A checked cloth: pale cells between crossing bands of colour, with the grain of a weave."""
+    rng = np.random.default_rng(seed)
+    across = (np.arange(width)[None, :] / period_x) % 1.0 < 0.45
+    down = (np.arange(height)[:, None] / period_y) % 1.0 < 0.45
+    weave = (across.astype(np.float32) + down) / 2
+    ground, band = np.array([225, 228, 230], np.float32), np.array([150, 60, 40], np.float32)
+    cloth = ground + (band - ground) * weave[..., None] + rng.normal(0, 7, (height, width))[..., None]
+    return cv2.GaussianBlur(np.clip(cloth, 0, 255).astype(np.uint8), (3, 3), 0)
+
+
+def lay_card(image: np.ndarray, card: Card, corners: np.ndarray) -> None:
+    """Draw ``card``'s face (the real print's layout) into ``image`` at ``corners``."""
+    face = render_card(card, width=300, background=(225, 228, 230))
+    height, width = face.shape[:2]
+    source = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    matrix = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
+    size = (image.shape[1], image.shape[0])
+    inside = cv2.warpPerspective(np.full((height, width), 255, np.uint8), matrix, size) > 128
+    image[inside] = cv2.warpPerspective(face, matrix, size)[inside]
+
+
+def test_the_cells_of_a_checked_cloth_round_a_close_up_card_are_no_cards() -> None:
+    # A close-up of one card on a checked cloth whose pale cells are card-shaped: they outnumber
+    # the card seventeen to one, and by size alone the card would look far too large for them.
+    # Only the card shows printed symbols.
+    image = gingham(720, 960, 52, 52 * 1.4)
+    truth = np.float32([[330, 155], [620, 155], [620, 608], [330, 608]])
+    lay_card(image, Card.parse("3 red outline oval"), truth)
+    cards = find_cards(image)
+    assert len(cards) == 1
+    assert same_quad(cards[0].corners, order_corners(truth)) < 4.0
 
 
 def test_non_cards_are_ignored() -> None:

@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.canonical import warp_card
+from vision.features import segment_ink, shows_symbols
 from vision.quad import NEXT, aspect, fit_quad, grow_quad, order_corners, short_side
 
 # Work on at most this many pixels on the long side: card outlines need no more, and it bounds
@@ -121,13 +123,19 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         for quad in quads:
             (cut_candidates if quad.judged_without_frame_side else candidates).append(quad)
 
+    last_settled: list[list[CardQuad]] = [[], []]  # the merged candidates, and the cards kept
+
     def settled(final: bool = False) -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
         pool = candidates + cut_candidates if final and cut_candidates else candidates
-        return _keep_consistent(_merge_overlapping(pool, small.shape[0] * small.shape[1], small), small)
+        merged = _merge_overlapping(pool, small.shape[0] * small.shape[1], small)
+        last_settled[:] = [merged, _keep_consistent(merged, small)]
+        return last_settled[1]
 
-    def finished(cards: list[CardQuad]) -> list[CardQuad]:
-        return _rescaled(settled(final=True) if cut_candidates else cards, scale)
+    def finished() -> list[CardQuad]:
+        if cut_candidates:
+            settled(final=True)
+        return _rescaled(_judged_by_symbols(*last_settled, small), scale)
 
     region: _Region | None = None  # where the later steps look; None: everywhere
     for index, (mask, inset, guess) in enumerate(maps.candidate_masks()):
@@ -150,7 +158,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             explained, region = _unexplained_region(
                 cards, [maps.global_white, maps.paper_like], maps.whiteness, [maps.half_local_white])
             if explained:
-                return finished(cards)
+                return finished()
     cards = settled()
     # The cards found so far show what this deck's paper looks like under this light: a map of
     # that colour separates the other cards from a pale table far better than whiteness does.
@@ -184,7 +192,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         if neighbours:
             candidates.extend(neighbours)
             cards = settled()
-    return finished(cards)
+    return finished()
 
 
 def _lies_inside(quad: CardQuad, other: CardQuad) -> bool:
@@ -1107,16 +1115,57 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
     A card touching the image edge whose size and proportions are those of a whole card is only
     grazed by the edge: it is kept as a whole card. Only a card clearly cut stays partial.
     """
-    # A guess far smaller than every card found plainly is a patch of the table (a cell of a
-    # checked cloth beside a close-up's card), as in the search (`_find_at_scale`).
+    cards = _without_small_guesses(cards)
+    # Guesses must fit the cards found plainly, not set the standard themselves (a cloth of
+    # card-white squares would otherwise make the squares the typical card).
+    return _consistent_with(cards, _plain_unless_few([c for c in cards if not c.partial]), image)
+
+
+def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
+    """``cards`` without the guesses far smaller than every card found plainly: those are patches
+    of the table (a cell of a checked cloth beside a close-up's card), as in the search
+    (`_find_at_scale`)."""
     plain_areas = [c.area for c in cards if not c.partial and not c.guess]
-    if plain_areas:
-        cards = [c for c in cards if not (c.guess and not c.partial and c.area < 0.3 * min(plain_areas))]
+    if not plain_areas:
+        return cards
+    return [c for c in cards if not (c.guess and not c.partial and c.area < 0.3 * min(plain_areas))]
+
+
+def _judged_by_symbols(cards: list[CardQuad], kept: list[CardQuad],
+                       image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+    """``kept`` (`_keep_consistent` of ``cards``), or where that dropped whole cards, the cards
+    consistent with the typical card of those that show printed symbols.
+
+    The pale cells of a checked cloth are card-white and card-shaped, and can outnumber the
+    cards (a close-up of one card shows a dozen): they then set the typical size, and the cards
+    look too large. Only their faces tell them apart, so they are looked at only then.
+    """
+    kept_ids = {id(c) for c in kept}
+    cards = _without_small_guesses(cards)
+    whole = [c for c in cards if not c.partial]
+    if all(id(c) in kept_ids for c in whole):
+        return kept
+    with_symbols = [c for c in whole if shows_symbols(segment_ink(warp_card(image, c.corners)))]
+    # (A quad traced round a symbol shows that symbol; it lies inside its card.)
+    with_symbols = [c for c in with_symbols if not any(_lies_inside(c, other) for other in with_symbols)]
+    if not with_symbols or len(with_symbols) == len(whole):
+        return kept
+    judged = _consistent_with(cards, _plain_unless_few(_without_small_guesses(with_symbols)), image)
+    # Most of the cards that makes must show symbols themselves: one stray candidate with
+    # symbols (two small cards seen as one) is no standard for a table of blank patches.
+    symbol_ids = {id(c) for c in with_symbols}
+    judged_whole = [c for c in judged if not c.partial]
+    if 2 * sum(id(c) in symbol_ids for c in judged_whole) < len(judged_whole):
+        return kept
+    return judged
+
+
+def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
+                     image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+    """The ``cards`` consistent in size, proportions, paper and ink with the typical card of the
+    ``reference`` whole cards (see `_keep_consistent`)."""
     whole = [c for c in cards if not c.partial]
     if whole:
-        # Guesses must fit the cards found plainly, not set the standard themselves (a cloth
-        # of card-white squares would otherwise make the squares the typical card).
-        reference = _plain_unless_few(whole)
         typical = _typical_area_model(reference)
         typical_aspect = float(np.median([aspect(c.corners) for c in reference]))
     else:

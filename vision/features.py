@@ -380,6 +380,33 @@ def looks_sideways(seg: InkSegmentation) -> bool:
     return tall > 0 and wide == 0
 
 
+def shows_symbols(seg: InkSegmentation) -> bool:
+    """Whether a face shows a printed symbol: an ink blob clear of the face's edges, longer
+    across the card than along it and reaching across much of it (every SET symbol is about
+    twice as wide as it is tall, and well over half as wide as the card), or the same along it
+    (the symbols of a card warped a quarter turn off, `looks_sideways`).
+
+    A patch of table cut out as a card (a pale cell of a checked cloth) shows none: its ink is
+    grain, a fleck of the pattern, or the pattern's edge reaching in from a side.
+    """
+    for x, y, w, h in seg.blob_boxes:
+        if not (x > 0 and y > 0 and x + w < _SMALL_W and y + h < _SMALL_H):
+            continue
+        across = w >= _SYMBOL_ELONGATION * h and w >= _SYMBOL_REACH * _SMALL_W
+        along = h >= _SYMBOL_ELONGATION * w and h >= _SYMBOL_REACH * _SMALL_H
+        if across or along:
+            return True
+    return False
+
+
+# A symbol blob's long side over its short one is at least this, even seen steeply from the
+# side (a symbol's own is about 2); and it reaches over at least this fraction of the face
+# (a symbol's width is 0.6-0.75 of the card's on the decks we have, a little less in an outline
+# found a little too large).
+_SYMBOL_ELONGATION = 1.1
+_SYMBOL_REACH = 0.4
+
+
 def card_features(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """The feature vector of one canonical card: float32 (N_FEATURES,), in FEATURE_NAMES order."""
     return _features(segment_ink(card))
