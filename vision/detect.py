@@ -1145,17 +1145,20 @@ def _judged_by_symbols(cards: list[CardQuad], kept: list[CardQuad],
     whole = [c for c in cards if not c.partial]
     if all(id(c) in kept_ids for c in whole):
         return kept
-    with_symbols = [c for c in whole if shows_symbols(segment_ink(warp_card(image, c.corners)))]
-    # (A quad traced round a symbol shows that symbol; it lies inside its card.)
-    with_symbols = [c for c in with_symbols if not any(_lies_inside(c, other) for other in with_symbols)]
-    if not with_symbols or len(with_symbols) == len(whole):
+    showing = [c for c in whole if shows_symbols(segment_ink(warp_card(image, c.corners)))]
+    # A card or two may show none (small and blurred, or a hand over it): only blank candidates
+    # in numbers, a third of them or more, are a pattern of the table.
+    if not showing or 3 * (len(whole) - len(showing)) < len(whole):
         return kept
-    judged = _consistent_with(cards, _plain_unless_few(_without_small_guesses(with_symbols)), image)
+    # (A quad traced round a symbol, or round a piece of a card, shows symbols too; it lies
+    # inside its card.)
+    reference = [c for c in showing if not any(_lies_inside(c, other) for other in showing)]
+    judged = _consistent_with(cards, _plain_unless_few(_without_small_guesses(reference)), image)
     # Most of the cards that makes must show symbols themselves: one stray candidate with
     # symbols (two small cards seen as one) is no standard for a table of blank patches.
-    symbol_ids = {id(c) for c in with_symbols}
+    showing_ids = {id(c) for c in showing}
     judged_whole = [c for c in judged if not c.partial]
-    if 2 * sum(id(c) in symbol_ids for c in judged_whole) < len(judged_whole):
+    if 2 * sum(id(c) in showing_ids for c in judged_whole) < len(judged_whole):
         return kept
     return judged
 
