@@ -74,6 +74,10 @@ def test_a_blank_card_gives_a_reading_not_an_exception(reader: CardReader) -> No
     [reading] = reader.read([blank])
     assert isinstance(reading, CardReading)
     assert np.isfinite(card_features(blank)).all()
+    # Whatever the classifiers make of it, a face without a symbol is no reading to trust.
+    assert reading.blank and reading.uncertain
+    [printed] = reader.read([render_card(Card.parse("2 red solid oval"))])
+    assert not printed.blank and not printed.uncertain
 
 
 def test_features_do_not_care_which_way_up() -> None:

@@ -45,7 +45,8 @@ class CardReading:
     value read, in [0, 1]; ``confidence`` is the lowest of them; ``uncertain`` is True when any
     attribute is below its threshold; ``sideways`` is True when the card's ink blobs say it was
     warped a quarter turn off (`vision.features.looks_sideways`), so that it is worth re-reading
-    turned.
+    turned; ``blank`` is True when no printed symbol could be seen on it at all
+    (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True.
     """
 
     card: Card
@@ -53,6 +54,7 @@ class CardReading:
     confidence: float
     uncertain: bool
     sideways: bool = field(default=False, compare=False)
+    blank: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -159,19 +161,21 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features, sideways = features_and_turns(cards)
-        return self.read_features(features, sideways)
+        features, sideways, blank = features_and_turns(cards)
+        return self.read_features(features, sideways, blank)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],
-                      sideways: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
+                      sideways: npt.NDArray[np.bool_] | None = None,
+                      blank: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
-        sideways flags (n,), as `read` would give."""
+        sideways and blank flags (n,), as `read` would give."""
         probabilities = self.probabilities(features)
         # Winning class and its probability per attribute, for all cards at once.
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
         top = {name: p[np.arange(len(p)), best[name]].tolist() for name, p in probabilities.items()}
         chosen = {name: best[name].tolist() for name in best}
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
+        blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
@@ -183,5 +187,8 @@ class CardReader:
                 uncertain |= confidence[name] < model.threshold
             card = Card.from_attributes(count=int(values["count"]), color=values["color"],
                                         shading=values["shading"], shape=values["shape"])
-            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain, flags[i]))
+            # A card showing no symbol gives features of nothing printed: whatever the
+            # classifiers make of them, the reading is a guess.
+            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain or blanks[i],
+                                        flags[i], blanks[i]))
         return readings

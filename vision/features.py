@@ -428,15 +428,16 @@ def features_of_cards(cards: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.floa
 
 
 def features_and_turns(cards: list[npt.NDArray[np.uint8]]
-                       ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
-    """The features of many canonical cards, float32 (n, N_FEATURES), and for each whether its
-    ink says it was warped a quarter turn off (`looks_sideways`), bool (n,): one segmentation
-    serves both."""
+                       ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The features of many canonical cards, float32 (n, N_FEATURES); for each whether its ink
+    says it was warped a quarter turn off (`looks_sideways`), bool (n,); and whether it shows
+    no printed symbol at all (not `shows_symbols`), bool (n,): one segmentation serves all."""
     if not cards:
-        return np.zeros((0, N_FEATURES), np.float32), np.zeros(0, bool)
+        return np.zeros((0, N_FEATURES), np.float32), np.zeros(0, bool), np.zeros(0, bool)
     segmentations = segment_inks(cards)
     return (np.stack([_features(seg) for seg in segmentations]),
-            np.array([looks_sideways(seg) for seg in segmentations], dtype=bool))
+            np.array([looks_sideways(seg) for seg in segmentations], dtype=bool),
+            np.array([not shows_symbols(seg) for seg in segmentations], dtype=bool))
 
 
 def _count_features(seg: InkSegmentation) -> list[float]:

@@ -68,6 +68,10 @@ class Recognizer:
         start = time.perf_counter()
         readings = self.reader.read(canonical) if canonical else []
         quads, readings = self._turn_sideways_cards(image, quads, canonical, readings)
+        if all(reading.blank for reading in readings):
+            # Not one of them shows a printed symbol: they are a pattern of the table (the
+            # pale cells of a checked cloth, the gaps between a close-up's stripes), no cards.
+            quads, readings = [], []
         timings["read"] = _ms_since(start)
 
         start = time.perf_counter()
