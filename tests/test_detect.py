@@ -185,6 +185,19 @@ def test_a_checked_cloth_alone_has_no_cards() -> None:
     assert Recognizer().read_board(image).cards == ()
 
 
+def test_beside_one_card_a_cut_card_must_be_of_its_paper() -> None:
+    # A close-up of one card: beside it at the frame edge, a patch of wood passed for a cut card,
+    # and a real cut card. Even one whole card shows the colour of this deck's paper here.
+    image = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    paper = (232.0, 236.0, 238.0)
+    card = dataclasses.replace(quad_at(480, 360, 250, 390), ink=0.8, paper=paper)
+    cut_corners = np.array([[0, 150], [200, 150], [200, 540], [0, 540]], np.float32)
+    wood = CardQuad(order_corners(cut_corners), True, 1.0, ink=0.5, paper=(120.0, 170.0, 215.0))
+    cut_card = CardQuad(order_corners(cut_corners + [760, 0]), True, 1.0, ink=0.8, paper=(228.0, 233.0, 236.0))
+    kept = _keep_consistent([card, wood, cut_card], image)
+    assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
+
+
 def test_non_cards_are_ignored() -> None:
     image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
     draw_card(image, card_corners(120, 200, 10))

@@ -1174,7 +1174,9 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     else:
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), _FLAT_ASPECT
-    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else None
+    plain_whole = [c for c in whole if not c.guess]
+    paper_tint = (np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else
+                  np.median([_tint(c.paper) for c in plain_whole], axis=0) if plain_whole else None)
     # What each card lies on, needed only to judge cut cards against the whole ones.
     outside = _outside_colours(image, [c.corners for c in cards]) if len(whole) >= 3 else None
     table_tint = (np.median([_tint(colour) for card, colour in zip(cards, outside) if not card.partial],
@@ -1187,10 +1189,10 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
         typical_area = typical(card.center)
         if card.ink < INK_RATIO * typical_ink:
             continue
-        if card.partial and paper_tint is not None and outside is not None:
+        if card.partial and paper_tint is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
                 continue  # a cut "card" whose paper is not the colour of the others: not a card
-            if np.abs(_tint(outside[index]) - table_tint).max() > 0.06:
+            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > 0.06:
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             grazed = (card.area >= 0.85 * typical_area
