@@ -1174,6 +1174,8 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     else:
         largest = max((c.area for c in cards), default=0.0)
         typical, typical_aspect = (lambda center: largest), _FLAT_ASPECT
+    # The tint of this deck's paper under this light, which a cut card must share: even one or
+    # two cards found plainly show it (a close-up, beside a patch of table at the frame edge).
     plain_whole = [c for c in whole if not c.guess]
     paper_tint = (np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else
                   np.median([_tint(c.paper) for c in plain_whole], axis=0) if plain_whole else None)
