@@ -592,7 +592,8 @@ def model_card(model: dict[str, Any]) -> str:
         f"One classifier per attribute ({training['classifier']}), on the {len(model['features'])} engineered",
         "features of `vision/features.py` (white-balanced by the card's own paper; ink blobs; see that",
         "module's docstring). Confidence = the winning probability; a reading below the attribute's",
-        "threshold is reported uncertain. Thresholds were chosen on the calibration crops as the lowest",
+        "threshold is reported uncertain, and so is any reading of a face that shows no printed symbol",
+        "(`CardReading.blank`). Thresholds were chosen on the calibration crops as the lowest",
         f"confidence at which kept readings are {TARGET_KEPT_ACCURACY:.1%} accurate, clipped to "
         f"[{MIN_THRESHOLD}, {MAX_THRESHOLD}]:",
         "",
