@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.cards import Card
-from vision.features import FEATURE_NAMES, check_canonical, features_and_turns
+from vision.features import FEATURE_NAMES, check_canonical, features_and_ink_checks
 
 MODEL_FORMAT = "setfinder-card-reader/3"
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_reader.json"
@@ -161,7 +161,7 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features, sideways, blank = features_and_turns(cards)
+        features, sideways, blank = features_and_ink_checks(cards)
         return self.read_features(features, sideways, blank)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],

@@ -123,19 +123,22 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         for quad in quads:
             (cut_candidates if quad.judged_without_frame_side else candidates).append(quad)
 
-    last_settled: list[list[CardQuad]] = [[], []]  # the merged candidates, and the cards kept
+    # The last settling: the candidates merged one per place, and the cards kept of them.
+    merged: list[CardQuad] = []
+    kept: list[CardQuad] = []
 
     def settled(final: bool = False) -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
+        nonlocal merged, kept
         pool = candidates + cut_candidates if final and cut_candidates else candidates
         merged = _merge_overlapping(pool, small.shape[0] * small.shape[1], small)
-        last_settled[:] = [merged, _keep_consistent(merged, small)]
-        return last_settled[1]
+        kept = _keep_consistent(merged, small)
+        return kept
 
     def finished() -> list[CardQuad]:
         if cut_candidates:
             settled(final=True)
-        return _rescaled(_judged_by_symbols(*last_settled, small), scale)
+        return _rescaled(_judged_by_symbols(merged, kept, small), scale)
 
     region: _Region | None = None  # where the later steps look; None: everywhere
     for index, (mask, inset, guess) in enumerate(maps.candidate_masks()):

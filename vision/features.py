@@ -18,10 +18,10 @@ deck and one camera carries over to others:
   roughens solid ink as much as paper), and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
-Many cards are read together (`segment_inks`, `features_and_turns`: the tiny paper-white grids
-of all faces in one stack, the rest face by face), with exactly the result of one card at a
-time; the same segmentation also says whether a card was warped a quarter turn off
-(`looks_sideways`).
+Many cards are read together (`segment_inks`, `features_and_ink_checks`: the tiny paper-white
+grids of all faces in one stack, the rest face by face), with exactly the result of one card at
+a time; the same segmentation also says whether a card was warped a quarter turn off
+(`looks_sideways`) and whether it shows a printed symbol at all (`shows_symbols`).
 
 Each attribute's classifier sees only its own group of features (`FEATURE_GROUPS`).
 
@@ -424,10 +424,10 @@ def _features(seg: InkSegmentation) -> npt.NDArray[np.float32]:
 
 def features_of_cards(cards: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
     """Stack the features of many canonical cards: float32 (len(cards), N_FEATURES)."""
-    return features_and_turns(cards)[0]
+    return features_and_ink_checks(cards)[0]
 
 
-def features_and_turns(cards: list[npt.NDArray[np.uint8]]
+def features_and_ink_checks(cards: list[npt.NDArray[np.uint8]]
                        ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """The features of many canonical cards, float32 (n, N_FEATURES); for each whether its ink
     says it was warped a quarter turn off (`looks_sideways`), bool (n,); and whether it shows
