@@ -477,6 +477,21 @@ def test_cards_on_a_pale_striped_cloth_are_found_between_its_stripes() -> None:
     assert len(cards) - found <= 1
 
 
+def test_cards_on_a_rug_as_white_as_they_are_but_of_another_hue_are_found() -> None:
+    # Under a bluish light the rug's pale green patches are as white as the cards in every
+    # whiteness map, and as bright: only their hue tells them apart, which the edges of the
+    # image's colour (Lab) show.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(5062, 16, size=(960, 720), table="rug", effects=1.0)
+    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+    cards = find_cards(image)
+    found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
+    assert found >= 15  # 12 of 16 before the colour-edge map
+    assert len(cards) - found <= 1
+
+
 def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
     # A camera tilted 45 degrees foreshortens what lies along the tilt: cards lying across it
     # look 2.2 long for their width, cards turned a quarter 1.1. Both are cards.
