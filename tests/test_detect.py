@@ -448,6 +448,18 @@ def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
     assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
 
 
+def test_a_patch_of_table_at_the_frame_edge_twice_a_card_in_size_is_no_grazed_card() -> None:
+    # Under a warm lamp a pale patch of table at the near edge of a photo, far below the cards,
+    # came out with the cards' proportions at 2.5 times their size: as it touches the frame
+    # edge, it passed for a whole card grazed by the edge.
+    image = np.full((720, 540, 3), (60, 90, 120), np.uint8)
+    cards = [dataclasses.replace(quad_at(80 + 140 * (i % 3), 100 + 150 * (i // 3), 80, 125), ink=0.6)
+             for i in range(9)]
+    patch = CardQuad(order_corners(card_corners(300, 622, 0, 126, 197)), True, 0.94, ink=0.6)
+    kept = _keep_consistent(cards + [patch], image)
+    assert sorted(map(id, kept)) == sorted(map(id, cards))
+
+
 def test_cards_on_a_white_table_brighter_than_them_are_found() -> None:
     # A white table under a spotlight, lit brighter than the cards at its middle: every
     # whiteness map takes the table for one big card holding the real ones as its symbols.

@@ -1217,7 +1217,9 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
             if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > 0.06:
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
-            grazed = (card.area >= 0.85 * typical_area
+            # (No larger than a whole card may be, either: a patch of pale table at the frame
+            # edge, far from the cards, can have their proportions at twice their size.)
+            grazed = (0.85 * typical_area <= card.area <= 2.0 * typical_area
                       and 0.85 * typical_aspect <= aspect(card.corners) <= 1.15 * typical_aspect)
             if grazed:
                 kept.append(dataclasses.replace(card, partial=False))
