@@ -4,7 +4,7 @@ For each photo: cards found against the label count, cards read exactly right (i
 order, and as a multiset so that an ordering quirk is not counted as a misreading), attribute
 accuracy, and whether the list of SETs is exactly right.
 
-    python bench/bench_boards.py [--out DIR]   # DIR: annotated images to look at
+    python bench/bench_boards.py [--out DIR] [--model FILE]   # DIR: annotated images to look at
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from _common import labelled_boards, markdown_table
 from core import Card, find_sets
 from vision.imageio import load_photo
 from vision.overlay import draw_board
+from vision.cardreader import CardReader
 from vision.recognize import Recognizer
 
 import cv2
@@ -29,12 +30,13 @@ def set_names(cards: list[Card]) -> set[frozenset[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
     parser.add_argument("--out", help="write annotated photos here")
     args = parser.parse_args()
     boards = labelled_boards()
     if not boards:
         raise SystemExit("no labelled photos: ../shared/data is absent")
-    recognizer = Recognizer()
+    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
     rows = []
     totals = Counter()
     attribute_right = Counter()

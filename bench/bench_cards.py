@@ -6,8 +6,9 @@ their confusion matrices (rows = truth, columns = read), and the time to read on
 + models), median over the held-out crops read one at a time and in batches of 12.
 
 It also reads every 5th held-out crop under fixed, harsher-than-training conditions (strong warm
-and cool light, dim light with noise, light falling off across the card, blur, a quad 6 px off
-showing table, upside down) and prints whole-card accuracy per condition.
+and cool light, dim light with noise, a dark room's sensor noise, light falling off across the
+card, blur, a quad 6 px off showing table, upside down) and prints whole-card accuracy per
+condition.
 
 Usage: python bench/bench_cards.py [--data ../shared/data] [--model models/card_reader.json]
 """
@@ -120,6 +121,14 @@ def _dim(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return np.clip(card * 0.3 + noise, 0, 255).astype(np.uint8)
 
 
+def _dark_room(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """About a sixth of the light and the camera's gain turned up 3x: sensor noise added in linear
+    light, which the gamma curve spreads over dark ink far more than over paper."""
+    linear = (card.astype(np.float32) / 255.0) ** 2.2 * 0.15
+    linear += np.random.default_rng(0).normal(0.0, 0.003, card.shape).astype(np.float32)
+    return (np.clip(linear * 3.0, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
+
+
 def _falloff(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     ramp = np.linspace(1.0, 0.4, CARD_WIDTH, dtype=np.float32)[None, :, None]
     return np.clip(card * ramp, 0, 255).astype(np.uint8)
@@ -138,6 +147,7 @@ CONDITIONS = {
     "warm light (B x0.6, R x1.15)": lambda card: _gains(card, (0.6, 0.9, 1.15)),
     "cool light (B x1.1, R x0.6)": lambda card: _gains(card, (1.1, 0.95, 0.6)),
     "dim (x0.3, noise)": _dim,
+    "dark room (x0.15 light, gain x3, sensor noise)": _dark_room,
     "light falling off to 40% across": _falloff,
     "blur (sigma 1.8 px)": lambda card: cv2.GaussianBlur(card, (0, 0), 1.8),
     "quad 6 px off, table showing": _off_quad,

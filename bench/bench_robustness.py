@@ -6,7 +6,7 @@ differ (turned, smaller, warm, cool, dim and noisy, unevenly lit, blurred, harsh
 seen from a tilted camera) and read again; the cards are compared with the labels as a set
 (turning or tilting the photo changes the reading order), as are the SETs.
 
-    python bench/bench_robustness.py [--out DIR]   # DIR: annotated photos of every variant
+    python bench/bench_robustness.py [--out DIR] [--model FILE]   # DIR: annotated photos
 
 A variant that changes the light is applied in linear light, as a lamp or a camera's gain
 would: the photo's sRGB is undone first and redone after.
@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from core import Card, find_sets
 from setfinder.progress import progress
+from vision.cardreader import CardReader
 from vision.imageio import load_photo
 from vision.overlay import draw_board
 from vision.recognize import Recognizer
@@ -54,6 +55,14 @@ def _dim_and_noisy(image: Image) -> Image:
     linear = _linear(image) * 0.33
     noisy = linear + rng.normal(0.0, 0.004, linear.shape).astype(np.float32)
     return _display(noisy * 2.0)
+
+
+def _dark_room(image: Image) -> Image:
+    """About a sixth of the light, the gain turned up 3x: the grain of a dark room."""
+    rng = np.random.default_rng(2)
+    linear = _linear(image) * 0.15
+    noisy = linear + rng.normal(0.0, 0.003, linear.shape).astype(np.float32)
+    return _display(noisy * 3.0)
 
 
 def _uneven(image: Image) -> Image:
@@ -103,6 +112,7 @@ VARIANTS: dict[str, Callable[[Image], Image]] = {
     "warm lamp": _lit((0.55, 0.85, 1.0)),
     "cool daylight": _lit((1.0, 0.9, 0.7)),
     "dim, noisy": _dim_and_noisy,
+    "dark room": _dark_room,
     "uneven light": _uneven,
     "out of focus": _blurred,
     "JPEG quality 30": _compressed,
@@ -117,11 +127,12 @@ def set_names(cards: list[Card]) -> set[frozenset[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="write annotated photos of every variant here")
+    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
     args = parser.parse_args()
     boards = labelled_boards()
     if not boards:
         raise SystemExit("no labelled photos: ../shared/data is absent")
-    recognizer = Recognizer()
+    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
     photos = [(dataset, path, [Card.parse(text) for text in labels], load_photo(path).image)
               for dataset, path, labels in boards]
     totals: dict[str, Counter[str]] = {name: Counter() for name in VARIANTS}

@@ -7,7 +7,7 @@ false: "cut card reported partial"), reading accuracy per attribute and per card
 found, whole-board accuracy (every card found and read right, nothing extra) and SET-list
 accuracy.
 
-    python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR]
+    python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR] [--model FILE]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
 """
 
@@ -25,6 +25,7 @@ import numpy as np
 from core import Card, find_sets
 from setfinder.progress import progress
 from vision.overlay import draw_board
+from vision.cardreader import CardReader
 from vision.recognize import Recognizer
 from vision.scene import generate_scene
 from vision.tables import TABLES
@@ -49,9 +50,10 @@ def main() -> None:
     parser.add_argument("--effects", type=float, default=1.0, help="scene difficulty 0..1")
     parser.add_argument("--seed", type=int, default=1000, help="first scene seed")
     parser.add_argument("--cards", type=int, help="cards on every table (default: 3-21 at random)")
+    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
     parser.add_argument("--out", help="write annotated scenes with errors here")
     args = parser.parse_args()
-    recognizer = Recognizer()
+    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
     tables = list(TABLES)
     per_table: dict[str, Counter[str]] = defaultdict(Counter)
     attribute_right: Counter[str] = Counter()
