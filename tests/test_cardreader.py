@@ -11,7 +11,7 @@ import pytest
 
 from core.cards import Card, full_deck
 from setfinder.cli import main
-from vision.canonical import CARD_HEIGHT, CARD_WIDTH
+from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop
 from vision.cardreader import CardReader, CardReading, ModelError
 from vision.features import (FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards, segment_ink,
                              shows_symbols)
@@ -180,6 +180,23 @@ def test_a_frame_of_table_round_the_face_is_no_symbol(reader: CardReader, name: 
     assert reading.card == card
 
 
+@pytest.mark.parametrize("name", ["3 purple outline squiggle", "2 purple striped oval", "1 green solid diamond"])
+def test_a_frame_of_table_round_the_face_is_no_bare_paper_either(name: str) -> None:
+    # The shading features compare the inside of the symbols with the bare paper; a frame of
+    # table taken for paper made the paper look inked and every inside cleaner than it is
+    # (an outline's inside "ink over the paper's" fell from 0 to -1.7, far outside anything
+    # trained on, and purple outlines were read striped).
+    card = Card.parse(name)
+    inner = render_card(card, width=136, background=(60, 60, 60))
+    framed = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 60, np.uint8)
+    top, left = (CARD_HEIGHT - inner.shape[0]) // 2, (CARD_WIDTH - inner.shape[1]) // 2
+    framed[top:top + inner.shape[0], left:left + inner.shape[1]] = inner
+    plain = resize_crop(render_card(card, width=160))
+    for feature in ("inside_excess_ink", "core_excess_ink", "inside_excess_luma"):
+        column = FEATURE_NAMES.index(feature)
+        assert abs(card_features(framed)[column] - card_features(plain)[column]) < 0.1, feature
+
+
 def test_every_card_shows_symbols_upright_or_turned_and_a_patch_of_cloth_none() -> None:
     # The detector asks this of candidates when size alone would take the cells of a checked
     # cloth for the cards: a card shows symbols either way round, a blank patch of cloth with
@@ -281,3 +298,17 @@ def test_sensor_noise_in_dim_light_is_no_stripe_texture_on_solid_ink() -> None:
         assert striped[excess] > 0.25
         assert abs(solid[excess]) < 0.05 * striped[excess]
         assert abs(outline[excess]) < 0.05 * striped[excess]
+
+
+def test_a_dim_rooms_sensor_noise_makes_dark_ink_grainier_than_paper() -> None:
+    # Noise added in linear light, then the camera's gamma curve: the dark ink of a solid symbol
+    # comes out far grainier than the paper beside it, as uniform noise never makes it.
+    card = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 225, np.uint8)
+    card[:, :CARD_WIDTH // 2] = (90, 30, 60)  # dark purple ink
+    noisy = training._dim_sensor(card, np.random.default_rng(3))
+    ink, paper = noisy[:, :CARD_WIDTH // 2].astype(float), noisy[:, CARD_WIDTH // 2:].astype(float)
+    # (In the ink's darkest channel, the one the reader measures ink by.)
+    grain_of_ink, grain_of_paper = ink[:, :, 1].std(), paper[:, :, 1].std()
+    assert grain_of_ink > 2 * grain_of_paper > 0
+    # The gain makes up for the light: levels stay near the original's.
+    assert abs(paper.mean() - 225) < 10 and abs(ink.mean(axis=(0, 1)) - (90, 30, 60)).max() < 15

@@ -421,7 +421,11 @@ def test_a_generated_clip_a_hand_takes_the_claimed_set_and_deals_three(reader: s
     # The recognizer needs full-size frames; the truth reader does not (and small ones are quick).
     size = (480, 360) if recognizer is None else (960, 720)
     frames, truths = [], []
-    for image, truth in generate_clip(6, seconds=4, fps=10, size=size):  # a dark wood table
+    # A dark wood table. (Until 2026-12-02 this was clip 6, whose striped cards are blurred
+    # nearly to a tint: the reader retrained that day reads three of them striped but unsure
+    # (0.85-0.95), and the referee then rightly will not judge a claim naming one; that path
+    # has tests of its own. This test is of the flow of a claim, a take and a deal.)
+    for image, truth in generate_clip(9, seconds=4, fps=10, size=size):
         frames.append(image)
         truths.append(truth)
     frames += [frames[-1]] * 10  # the table stays still after the deal

@@ -129,7 +129,8 @@ class InkSegmentation:
     ``symbols`` the outer contours of the symbol blobs (OpenCV int32 (N, 1, 2) arrays of (x, y)),
     top to bottom; ``filled`` the blobs filled, uint8 0/255; ``boxes`` the symbols' bounding boxes
     (x, y, w, h); ``blob_boxes`` those of every ink blob, symbol or not; ``paper_noise`` the
-    standard deviation of the ink on the paper (its grain and noise); ``ink_chroma_luma`` ink,
+    standard deviation of the ink on the paper (its grain and noise); ``ink_threshold`` the ink
+    above which a pixel seeds a stroke (no paper grain reaches it); ``ink_chroma_luma`` ink,
     chroma and luma (the face's Rec. 601 brightness over its paper white's, not clipped: a tint
     may lift it over 1) as the three channels of one float32 (H, W, 3) array (one masked mean
     gives all three).
@@ -148,6 +149,7 @@ class InkSegmentation:
     blob_boxes: tuple[tuple[int, int, int, int], ...]
     ink_chroma_luma: npt.NDArray[np.float32]
     paper_noise: float
+    ink_threshold: float
 
 
 def check_canonical(card: npt.NDArray[np.uint8]) -> None:
@@ -312,7 +314,7 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     symbols = tuple(c for _, c in keep)
     cv2.drawContours(filled, symbols, -1, 255, thickness=cv2.FILLED)
     return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, symbols, filled,
-                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread)
+                           tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread, high)
 
 
 def _strongest(ink: npt.NDArray[np.float32]) -> float:
@@ -531,8 +533,11 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
         stroke_ink, stroke_chroma, stroke_luma = cv2.mean(seg.ink_chroma_luma, mask=stroke)[:3]
     else:
         stroke_ink, stroke_chroma, stroke_luma = strong, 1.0, 1.0 - strong
-    # The bare paper: away from every symbol blob.
+    # The bare paper: away from every symbol blob, and without the strong ink that is no
+    # symbol (a frame of table round a face outlined a little too large, a neighbour's edge,
+    # a stain), which would make the paper look inked and every inside look cleaner than it.
     paper = cv2.bitwise_not(cv2.dilate(seg.filled, _PAPER_CLEARANCE))
+    cv2.bitwise_and(paper, cv2.compare(seg.ink, seg.ink_threshold, cv2.CMP_LT), dst=paper)
     paper_ink, paper_chroma, paper_luma = (cv2.mean(seg.ink_chroma_luma, mask=paper)[:3]
                                            if cv2.countNonZero(paper) else (0.0, 0.0, 1.0))
     noise = max(seg.paper_noise, 1e-3)
