@@ -28,6 +28,35 @@ def labelled_boards() -> list[tuple[str, Path, list[str]]]:
     return boards
 
 
+def labelled_boards_or_exit() -> list[tuple[str, Path, list[str]]]:
+    """`labelled_boards`, or exit saying why when ../shared/data is absent."""
+    boards = labelled_boards()
+    if not boards:
+        raise SystemExit("no labelled photos: ../shared/data is absent")
+    return boards
+
+
+def add_model_option(parser: Any) -> None:
+    """The --model option of the benchmarks that read cards (argparse ``parser``)."""
+    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
+
+
+def recognizer_for(model: str | None) -> Any:
+    """A `vision.recognize.Recognizer` reading with the card reader in ``model`` (a path to a
+    card_reader.json), or with the shipped one when None."""
+    from vision.cardreader import CardReader
+    from vision.recognize import Recognizer
+
+    return Recognizer(CardReader.load(model) if model else None)
+
+
+def set_names(cards: Sequence[Any]) -> set[frozenset[str]]:
+    """The SETs among ``cards`` (core.Card), each as the set of its three cards' names."""
+    from core import find_sets
+
+    return {frozenset(str(cards[i]) for i in triple) for triple in find_sets(list(cards))}
+
+
 def median_ms(function: Callable[[], Any], repeats: int = 15, warmup: int = 2) -> float:
     """Median wall time of ``function()`` in milliseconds over ``repeats`` runs."""
     for _ in range(warmup):

@@ -13,30 +13,22 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from _common import labelled_boards, markdown_table
+from _common import add_model_option, labelled_boards_or_exit, markdown_table, recognizer_for, set_names
 
-from core import Card, find_sets
+from core import Card
 from vision.imageio import load_photo
 from vision.overlay import draw_board
-from vision.cardreader import CardReader
-from vision.recognize import Recognizer
 
 import cv2
 
 
-def set_names(cards: list[Card]) -> set[frozenset[str]]:
-    return {frozenset(str(cards[i]) for i in triple) for triple in find_sets(cards)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
+    add_model_option(parser)
     parser.add_argument("--out", help="write annotated photos here")
     args = parser.parse_args()
-    boards = labelled_boards()
-    if not boards:
-        raise SystemExit("no labelled photos: ../shared/data is absent")
-    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
+    boards = labelled_boards_or_exit()
+    recognizer = recognizer_for(args.model)
     rows = []
     totals = Counter()
     attribute_right = Counter()

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import labelled_boards, markdown_table
+from _common import add_model_option, labelled_boards_or_exit, markdown_table, recognizer_for, set_names
 
 import cv2
 import numpy as np
@@ -27,10 +27,8 @@ import numpy.typing as npt
 
 from core import Card, find_sets
 from setfinder.progress import progress
-from vision.cardreader import CardReader
 from vision.imageio import load_photo
 from vision.overlay import draw_board
-from vision.recognize import Recognizer
 
 Image = npt.NDArray[np.uint8]
 
@@ -120,19 +118,13 @@ VARIANTS: dict[str, Callable[[Image], Image]] = {
 }
 
 
-def set_names(cards: list[Card]) -> set[frozenset[str]]:
-    return {frozenset(str(cards[i]) for i in triple) for triple in find_sets(cards)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="write annotated photos of every variant here")
-    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
+    add_model_option(parser)
     args = parser.parse_args()
-    boards = labelled_boards()
-    if not boards:
-        raise SystemExit("no labelled photos: ../shared/data is absent")
-    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
+    boards = labelled_boards_or_exit()
+    recognizer = recognizer_for(args.model)
     photos = [(dataset, path, [Card.parse(text) for text in labels], load_photo(path).image)
               for dataset, path, labels in boards]
     totals: dict[str, Counter[str]] = {name: Counter() for name in VARIANTS}

@@ -17,7 +17,7 @@ import argparse
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from _common import markdown_table
+from _common import add_model_option, markdown_table, recognizer_for
 
 import cv2
 import numpy as np
@@ -25,8 +25,6 @@ import numpy as np
 from core import Card, find_sets
 from setfinder.progress import progress
 from vision.overlay import draw_board
-from vision.cardreader import CardReader
-from vision.recognize import Recognizer
 from vision.scene import generate_scene
 from vision.tables import TABLES
 from vision.quad import quad_iou  # as vision.training matches detections to cards
@@ -50,10 +48,10 @@ def main() -> None:
     parser.add_argument("--effects", type=float, default=1.0, help="scene difficulty 0..1")
     parser.add_argument("--seed", type=int, default=1000, help="first scene seed")
     parser.add_argument("--cards", type=int, help="cards on every table (default: 3-21 at random)")
-    parser.add_argument("--model", help="card_reader.json to use (default: models/card_reader.json)")
+    add_model_option(parser)
     parser.add_argument("--out", help="write annotated scenes with errors here")
     args = parser.parse_args()
-    recognizer = Recognizer(CardReader.load(args.model) if args.model else None)
+    recognizer = recognizer_for(args.model)
     tables = list(TABLES)
     per_table: dict[str, Counter[str]] = defaultdict(Counter)
     attribute_right: Counter[str] = Counter()
