@@ -28,6 +28,7 @@ from core.cards import Card
 from vision import training
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, warp_card
 from vision.cardreader import CardReader
+from vision.photo_effects import dim_sensor
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -124,9 +125,7 @@ def _dim(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 def _dark_room(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """About a sixth of the light and the camera's gain turned up 3x: sensor noise added in linear
     light, which the gamma curve spreads over dark ink far more than over paper."""
-    linear = (card.astype(np.float32) / 255.0) ** 2.2 * 0.15
-    linear += np.random.default_rng(0).normal(0.0, 0.003, card.shape).astype(np.float32)
-    return (np.clip(linear * 3.0, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
+    return dim_sensor(card, np.random.default_rng(0), exposure=0.15, read_noise=0.003, brightness=0.45)
 
 
 def _falloff(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:

@@ -29,6 +29,7 @@ from core import Card, find_sets
 from setfinder.progress import progress
 from vision.imageio import load_photo
 from vision.overlay import draw_board
+from vision.photo_effects import dim_sensor
 
 Image = npt.NDArray[np.uint8]
 
@@ -48,19 +49,13 @@ def _lit(gains_bgr: tuple[float, float, float]) -> Callable[[Image], Image]:
 
 
 def _dim_and_noisy(image: Image) -> Image:
-    """A third of the light, the gain turned up to make up for it: the noise of a dim room."""
-    rng = np.random.default_rng(1)
-    linear = _linear(image) * 0.33
-    noisy = linear + rng.normal(0.0, 0.004, linear.shape).astype(np.float32)
-    return _display(noisy * 2.0)
+    """A third of the light, the gain turned up 2x: the noise of a dim room."""
+    return dim_sensor(image, np.random.default_rng(1), exposure=0.33, read_noise=0.004, brightness=0.66)
 
 
 def _dark_room(image: Image) -> Image:
     """About a sixth of the light, the gain turned up 3x: the grain of a dark room."""
-    rng = np.random.default_rng(2)
-    linear = _linear(image) * 0.15
-    noisy = linear + rng.normal(0.0, 0.003, linear.shape).astype(np.float32)
-    return _display(noisy * 3.0)
+    return dim_sensor(image, np.random.default_rng(2), exposure=0.15, read_noise=0.003, brightness=0.45)
 
 
 def _uneven(image: Image) -> Image:

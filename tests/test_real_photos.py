@@ -18,6 +18,7 @@ from core import Card
 from tests.conftest import shared_dataset
 from vision.cardreader import DEFAULT_MODEL_PATH
 from vision.imageio import load_photo
+from vision.photo_effects import dim_sensor
 from vision.recognize import Recognizer
 
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(),
@@ -70,9 +71,7 @@ def test_in_a_dark_room_wrong_readings_are_still_flagged(recognizer: Recognizer)
     confident_wrong = total = 0
     for dataset in ("set-photos", "errcw-set-solver"):
         for path, truth in labelled(dataset):
-            linear = (load_photo(path).image.astype(np.float32) / 255.0) ** 2.2 * 0.15
-            linear += rng.normal(0.0, 0.003, linear.shape).astype(np.float32)
-            dark = (np.clip(linear * 3.0, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
+            dark = dim_sensor(load_photo(path).image, rng, exposure=0.15, read_noise=0.003, brightness=0.45)
             board = recognizer.read_board(dark)
             sure = Counter(seen.card for seen in board.cards if not seen.uncertain)
             # (Compared as a set: a card read as another card of the table counts once wrong.)

@@ -430,7 +430,7 @@ def features_of_cards(cards: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.floa
 
 
 def features_and_ink_checks(cards: list[npt.NDArray[np.uint8]]
-                       ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+                            ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """The features of many canonical cards, float32 (n, N_FEATURES); for each whether its ink
     says it was warped a quarter turn off (`looks_sideways`), bool (n,); and whether it shows
     no printed symbol at all (not `shows_symbols`), bool (n,): one segmentation serves all."""

@@ -8,6 +8,8 @@ Two stages, both plain functions of arrays and a random generator:
    vignetting, soft shadows and glare spots.
 2. `camera_effects(image_float, rng, strength)` -> BGR uint8: defocus or motion blur, noise that
    grows in dim light, and a JPEG round trip.
+
+`dim_sensor` retakes a finished photo in a dimmer room (the reader's training, the benchmarks).
 """
 
 from __future__ import annotations
@@ -173,6 +175,24 @@ def camera_effects(radiance: FloatImage, rng: np.random.Generator, *, strength: 
         if ok:
             out = cv2.imdecode(data, cv2.IMREAD_COLOR)
     return out
+
+
+def dim_sensor(image: npt.NDArray[np.uint8], rng: np.random.Generator, *, exposure: float,
+               read_noise: float, shot_noise: float = 0.0, brightness: float = 1.0) -> npt.NDArray[np.uint8]:
+    """``image`` (BGR uint8, any shape) as a camera takes it when only ``exposure`` (0..1) of the
+    light reaches its sensor and its gain is turned up to keep ``brightness`` of the image's
+    brightness (1: all of it).
+
+    The sensor's noise is added in linear light (the sRGB curve undone as a 2.2 power): read
+    noise of spread ``read_noise`` (of full scale) and shot noise whose variance is
+    ``shot_noise`` times the light. The camera's gamma curve then spreads it over dark tones far
+    more than over bright ones, so dark solid ink comes out grainy, as uniform noise never makes
+    it. Returns BGR uint8 of ``image``'s shape.
+    """
+    linear = (image.astype(np.float32) / 255.0) ** 2.2 * exposure
+    sigma = np.sqrt(shot_noise * linear + read_noise ** 2)
+    noisy = linear + sigma * rng.standard_normal(linear.shape).astype(np.float32)
+    return (np.clip(noisy / exposure * brightness, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
 
 
 def _tone_curve() -> npt.NDArray[np.uint8]:

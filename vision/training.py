@@ -33,6 +33,7 @@ from core.cards import COLORS, COUNTS, SHADINGS, SHAPES
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop, warp_card
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards
 from vision.quad import quad_iou
+from vision.photo_effects import dim_sensor
 
 T = TypeVar("T")
 ProgressFn = Callable[[Iterable[T], int, str], Iterator[T]]
@@ -173,22 +174,15 @@ def augment(card: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArra
 
 
 def _dim_sensor(card: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
-    """``card`` as a camera takes it in a dim room, its gain turned up to make up for the light.
-
-    A sensor's noise is added in linear light (read noise, and shot noise growing with the
-    light), and the camera's gamma curve then spreads it over dark ink far more than over
-    bright paper: dark solid ink comes out grainy. Uniform noise (the last step of `augment`)
-    never makes that, and a reader trained without it took dim solid symbols for stripes.
-    """
+    """``card`` as a camera takes it in a dim room, its gain turned up to make up for the light
+    (`vision.photo_effects.dim_sensor`): a reader trained with uniform noise alone took dim
+    solid symbols, grainy in the dark, for stripes."""
     exposure = rng.uniform(0.1, 0.5)  # the light that reaches the sensor, against a bright room
-    linear = (card.astype(np.float32) / 255.0) ** 2.2 * exposure
     # Read noise once the gain has made up for the light: 0.2-1.5% of full scale; shot noise
     # of a sensor collecting some 5,000 to 50,000 electrons at full scale.
     read = rng.uniform(0.002, 0.015) * exposure
     shot = rng.uniform(2e-5, 2e-4)
-    sigma = np.sqrt(shot * linear + read ** 2)
-    noisy = linear + sigma * rng.standard_normal(linear.shape).astype(np.float32)
-    return (np.clip(noisy / exposure, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
+    return dim_sensor(card, rng, exposure=exposure, read_noise=read, shot_noise=shot)
 
 
 def _bleed_colour(card: npt.NDArray[np.uint8], sigma: float) -> npt.NDArray[np.uint8]:
