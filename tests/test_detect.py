@@ -542,3 +542,52 @@ def test_of_two_outlines_of_a_card_the_one_framing_its_shadow_gives_way() -> Non
     for quad in loose:
         cv2.fillConvexPoly(plain, np.round(quad.corners).astype(np.int32), (236, 236, 232))
     assert sorted(map(id, _merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))
+
+
+def test_two_cards_seen_as_one_quad_are_split_at_their_seam() -> None:
+    # Two cards side by side, their seam a faint 1-pixel line: their blob has a card's
+    # proportions (1.28 long for its width, as a card seen a little from the side).
+    from vision.detect import _SeamSplitter
+
+    image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
+    left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
+    for corners in (left, right):
+        draw_card(image, corners)
+    cv2.line(image, (200, 88), (200, 212), (200, 200, 200), 1)
+    both = np.float32([left[0], right[1], right[2], left[3]])
+    pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
+    halves = _SeamSplitter(image).split([pair])
+    assert len(halves) == 2
+    for truth in (left, right):
+        assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 2.5
+
+
+def test_a_striped_symbol_does_not_split_its_card() -> None:
+    # A symbol's stripes are thin dark lines too, and on some decks they run across the card,
+    # through its middle; but they stop short of the card's edges, and a seam does not.
+    from vision.detect import _SeamSplitter
+
+    image = np.full((300, 300, 3), (40, 60, 90), np.uint8)
+    corners = card_corners(150, 150, 0, width=120, height=190)
+    cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (245, 245, 245))
+    # A symbol 0.75 of the card's width across, as wide as SET symbols get, striped across.
+    cv2.rectangle(image, (105, 125), (195, 175), (60, 60, 190), 2)
+    for y in range(130, 172, 5):
+        cv2.rectangle(image, (107, y), (193, y + 1), (120, 120, 220), -1)
+    card = CardQuad(order_corners(corners), partial=False, score=1.0, ink=0.8)
+    assert _SeamSplitter(image).split([card]) == [card]
+
+
+def test_a_tilted_block_of_touching_cards_is_split_card_by_card() -> None:
+    # Dev scene 5035: a camera tilted 47 degrees over a rug, 16 cards laid edge to edge in
+    # rows. Foreshortened, two cards end to end look like one card: the blob of each pair
+    # fits a card's outline, and only the faint seam across its middle tells.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(5035, 16, size=(960, 720), table="rug", effects=1.0)
+    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+    cards = find_cards(image)
+    found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
+    assert found >= 15  # 9 of 16 before the seams were looked for
+    assert len(cards) - found <= 1

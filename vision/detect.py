@@ -126,12 +126,13 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     # The last settling: the candidates merged one per place, and the cards kept of them.
     merged: list[CardQuad] = []
     kept: list[CardQuad] = []
+    seams = _SeamSplitter(small)
 
     def settled(final: bool = False) -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
         nonlocal merged, kept
         pool = candidates + cut_candidates if final and cut_candidates else candidates
-        merged = _merge_overlapping(pool, small.shape[0] * small.shape[1], small)
+        merged = _merge_overlapping(seams.split(pool), small.shape[0] * small.shape[1], small)
         kept = _keep_consistent(merged, small)
         return kept
 
@@ -999,6 +1000,143 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
 _INNER_CARD_INK = 0.7
 # A quad over this fraction of the image is a close-up of a card or a few.
 _CLOSE_UP = 0.2
+
+
+class _SeamSplitter:
+    """Two cards laid edge to edge make one card-shaped blob when a tilted camera foreshortens
+    them (two cards end to end, squeezed) or when they lie side by side (1.28 long for its
+    width, a card seen a little from the side); their seam shows only as a thin line. A quad
+    crossed near its middle by a thin dark straight line that runs to both its sides, with
+    blank paper along both sides of the line and card-like halves, is two cards.
+
+    Each candidate is looked at once, however often the search settles its candidates.
+    """
+
+    def __init__(self, image: npt.NDArray[np.uint8]) -> None:
+        self.image = image
+        self.darkest = cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+        self.pieces: dict[int, tuple[CardQuad, list[CardQuad]]] = {}
+
+    def split(self, candidates: list[CardQuad]) -> list[CardQuad]:
+        """``candidates`` with every quad that is two touching cards replaced by the two, and
+        so on down: a block of four by the four."""
+        result = []
+        for candidate in candidates:
+            known = self.pieces.get(id(candidate))
+            if known is None or known[0] is not candidate:
+                known = (candidate, self._pieces(candidate))
+                self.pieces[id(candidate)] = known
+            result.extend(known[1])
+        return result
+
+    def _pieces(self, candidate: CardQuad) -> list[CardQuad]:
+        pieces = [candidate]
+        for _ in range(4):  # (a block of 4 x 4 cards halves four times)
+            halves = [None if piece.partial else _halves_at_seam(piece, self.darkest, self.image)
+                      for piece in pieces]
+            if not any(halves):
+                break
+            pieces = [half for piece, split in zip(pieces, halves) for half in (split or [piece])]
+        return pieces
+
+
+def _halves_at_seam(card: CardQuad, darkest: npt.NDArray[np.uint8],
+                    image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
+    """The two cards ``card`` is, split at a seam (see `_SeamSplitter`), or None."""
+    steps = card.corners[NEXT] - card.corners
+    sides = np.hypot(steps[:, 0], steps[:, 1]).tolist()
+    for turn in (0, 1):
+        corners = np.roll(card.corners, -turn, axis=0)  # the seam runs along side 0
+        width = int(round(max(sides[turn], sides[turn + 2])))
+        height = int(round(max(sides[turn + 1], sides[(turn + 3) % 4])))
+        if width < 12 or height < 24:
+            continue
+        # Only the middle rows of the quad warped flat, where a seam may run, are looked at.
+        top, bottom = _seam_band(height)
+        target = np.float32([[0, -top], [width - 1, -top], [width - 1, height - 1 - top],
+                             [0, height - 1 - top]])
+        matrix = cv2.getPerspectiveTransform(corners, target)
+        band = cv2.warpPerspective(darkest, matrix, (width, bottom - top), flags=cv2.INTER_LINEAR)
+        row = _seam_row(band, height, top)
+        if row is None:
+            continue
+        row_ends = np.float32([[[0, row[0]], [width - 1, row[1]]]])
+        start, end = cv2.perspectiveTransform(row_ends, np.linalg.inv(matrix))[0]
+        halves = []
+        for outline in ([corners[0], corners[1], end, start], [start, end, corners[2], corners[3]]):
+            quad = order_corners(np.array(outline, np.float32))
+            if not MIN_ASPECT <= aspect(quad) <= MAX_ASPECT:
+                break
+            paper, colour, ink = _paper_fraction(image, quad)
+            if paper < 0.6:
+                break
+            halves.append(CardQuad(quad, False, score=card.score, paper=colour, ink=ink, guess=card.guess))
+        if len(halves) == 2:
+            return halves
+    return None
+
+
+# A seam is looked for between these fractions of a quad's height.
+_SEAM_BAND = (0.4, 0.6)
+# The dark line is found as a row darker than the rows this many pixels off (a row off either
+# way counted too); it may run this many pixels slanted across the quad; and the rows this far
+# off it, at least, must be blank paper.
+_SEAM_REACH = 2
+_SEAM_SLANT = 3
+_SEAM_GAP = 3
+
+
+def _seam_band(height: int) -> tuple[int, int]:
+    """The rows [top, bottom) of a quad warped to ``height`` rows that `_seam_row` looks at."""
+    margin = _SEAM_SLANT + max(_SEAM_GAP, int(round(0.02 * height))) + _SEAM_REACH + 1
+    return (max(0, int(_SEAM_BAND[0] * height) - margin),
+            min(height, int(_SEAM_BAND[1] * height) + 1 + margin))
+
+
+def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float, float] | None:
+    """Where a thin dark straight line crosses a quad warped flat to ``height`` rows (darkest
+    channel; ``band`` holds its rows `_seam_band` from ``top``) from its left side to its
+    right, near its middle: its rows of ``band`` at the left and right ends."""
+    width = band.shape[1]
+    # Smoothing along the rows keeps a line along them and evens out noise.
+    smooth = cv2.blur(band, (max(3, (width // 12) | 1), 1)).astype(np.int16)
+    reach = _SEAM_REACH
+    dip = np.minimum(smooth[:-2 * reach], smooth[2 * reach:]) - smooth[reach:-reach]
+    dark = dip > 4
+    dark[1:-1] = dark[:-2] | dark[1:-1] | dark[2:]  # a line a row off here and there
+    margin = max(2, int(0.15 * width))
+    gap = max(_SEAM_GAP, int(round(0.02 * height)))
+    # Every line from row r at the left to r + k at the right (|k| <= 3 pixels: cards not
+    # quite in line) through the middle fifth of the quad: (lines, width) row indices of
+    # ``band``.
+    rows = np.arange(int(_SEAM_BAND[0] * height), int(_SEAM_BAND[1] * height) + 1) - top
+    # (Most quads, single cards, show no dark line at all in their margins there.)
+    near = dark[max(0, rows[0] - reach - _SEAM_SLANT):rows[-1] - reach + _SEAM_SLANT + 1]
+    if min(near[:, :margin].any(axis=0).mean(), near[:, -margin:].any(axis=0).mean()) <= 0.6:
+        return None
+    columns = np.arange(width)
+    slants = np.arange(-_SEAM_SLANT, _SEAM_SLANT + 1)[:, None]
+    offsets = np.round(slants * (columns / (width - 1) - 0.5)).astype(np.intp)
+    lines = (rows[None, :, None] + offsets[:, None, :]).reshape(-1, width)
+    lines = lines[(lines.min(axis=1) >= max(gap, reach)) & (lines.max(axis=1) < len(band) - max(gap, reach))]
+    if not len(lines):
+        return None
+    on_line = dark[lines - reach, columns]
+    # Dark along its whole length and at both ends: a symbol's stripe stops short of the
+    # card's edges.
+    score = np.minimum(on_line.mean(axis=1), np.minimum(on_line[:, :margin].mean(axis=1),
+                                                          on_line[:, -margin:].mean(axis=1)))
+    candidates = np.flatnonzero(score > 0.6)
+    if not len(candidates):
+        return None
+    # Blank paper on both sides of the line: a card's margin, not the inside of a symbol.
+    beside = np.concatenate([smooth[lines[candidates] - gap, columns],
+                             smooth[lines[candidates] + gap, columns]], axis=1)
+    blank = np.percentile(beside, 5, axis=1) >= 0.8 * np.percentile(smooth, 90)
+    if not blank.any():
+        return None
+    best = lines[candidates[blank][np.argmax(score[candidates[blank]])]]
+    return float(best[0]), float(best[-1])
 
 
 def _loose_outlines(candidates: list[CardQuad], image: npt.NDArray[np.uint8]) -> set[int]:
