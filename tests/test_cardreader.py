@@ -80,6 +80,19 @@ def test_a_blank_card_gives_a_reading_not_an_exception(reader: CardReader) -> No
     assert not printed.blank and not printed.uncertain
 
 
+@pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])
+def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: CardReader,
+                                                                       shift: tuple[int, int]) -> None:
+    # SET prints its symbols centred: a face whose symbols sit a quarter of its width (or of
+    # its height) off its middle is an outline that is not the card's, and is read as a guess.
+    card = render_card(Card.parse("2 red solid oval"))
+    moved = cv2.warpAffine(card, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]),
+                           (CARD_WIDTH, CARD_HEIGHT), borderMode=cv2.BORDER_REPLICATE)
+    [centred, off] = reader.read([card, moved])
+    assert not centred.off_centre and not centred.uncertain
+    assert off.off_centre and off.uncertain
+
+
 def test_features_do_not_care_which_way_up() -> None:
     card = render_card(Card.parse("3 purple striped squiggle"))
     upright, turned = card_features(card), card_features(cv2.rotate(card, cv2.ROTATE_180))

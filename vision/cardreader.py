@@ -46,7 +46,10 @@ class CardReading:
     attribute is below its threshold; ``sideways`` is True when the card's ink blobs say it was
     warped a quarter turn off (`vision.features.looks_sideways`), so that it is worth re-reading
     turned; ``blank`` is True when no printed symbol could be seen on it at all
-    (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True.
+    (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True;
+    ``off_centre`` is True when its symbols sit off the card's middle, as no SET card prints
+    them (`vision.features.symbols_off_centre`: the outline is not the card's), and then
+    ``uncertain`` is True too.
     """
 
     card: Card
@@ -55,6 +58,7 @@ class CardReading:
     uncertain: bool
     sideways: bool = field(default=False, compare=False)
     blank: bool = field(default=False, compare=False)
+    off_centre: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -161,14 +165,15 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features, sideways, blank = features_and_ink_checks(cards)
-        return self.read_features(features, sideways, blank)
+        features, sideways, blank, off_centre = features_and_ink_checks(cards)
+        return self.read_features(features, sideways, blank, off_centre)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],
                       sideways: npt.NDArray[np.bool_] | None = None,
-                      blank: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
+                      blank: npt.NDArray[np.bool_] | None = None,
+                      off_centre: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
-        sideways and blank flags (n,), as `read` would give."""
+        sideways, blank and off-centre flags (n,), as `read` would give."""
         probabilities = self.probabilities(features)
         # Winning class and its probability per attribute, for all cards at once.
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
@@ -176,6 +181,7 @@ class CardReader:
         chosen = {name: best[name].tolist() for name in best}
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
+        misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
@@ -189,6 +195,7 @@ class CardReader:
                                         shading=values["shading"], shape=values["shape"])
             # A card showing no symbol gives features of nothing printed: whatever the
             # classifiers make of them, the reading is a guess.
-            readings.append(CardReading(card, confidence, min(confidence.values()), uncertain or blanks[i],
-                                        flags[i], blanks[i]))
+            readings.append(CardReading(card, confidence, min(confidence.values()),
+                                        uncertain or blanks[i] or misplaced[i], flags[i], blanks[i],
+                                        misplaced[i]))
         return readings
