@@ -591,3 +591,12 @@ def test_a_tilted_block_of_touching_cards_is_split_card_by_card() -> None:
     found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
     assert found >= 15  # 9 of 16 before the seams were looked for
     assert len(cards) - found <= 1
+
+
+def test_a_straight_band_is_not_searched_for_cards_but_a_row_of_cards_is() -> None:
+    from vision.detect import _is_band
+
+    assert _is_band(area=0.95 * 400 * 50, width=400, height=50)  # a cloth's stripe
+    assert not _is_band(area=0.97 * 57 * 89, width=57, height=89)  # a card
+    assert not _is_band(area=0.97 * 4 * 57 * 89, width=4 * 57, height=89)  # four side by side
+    assert not _is_band(area=0.5 * 400 * 60, width=400, height=60)  # a stripe with a card on it
