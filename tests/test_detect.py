@@ -600,3 +600,16 @@ def test_a_straight_band_is_not_searched_for_cards_but_a_row_of_cards_is() -> No
     assert not _is_band(area=0.97 * 57 * 89, width=57, height=89)  # a card
     assert not _is_band(area=0.97 * 4 * 57 * 89, width=4 * 57, height=89)  # four side by side
     assert not _is_band(area=0.5 * 400 * 60, width=400, height=60)  # a stripe with a card on it
+
+
+@pytest.mark.parametrize("seed, table", [(7000, "dark-wood"), (7042, "checked-cloth")])
+def test_a_close_up_card_holding_blank_quads_is_one_card(seed: int, table: str) -> None:
+    # Close-ups of one card (dev seeds): inside it, quads that show no symbol (the bare paper
+    # inside an outline diamond or squiggle, a patch between symbols) outnumbered it, set the
+    # typical size, and it was dropped as a block of cards. A card shows symbols; they do not.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(seed, 1, size=(960, 720), table=table, effects=1.0)
+    [card] = find_cards(image)
+    assert quad_iou(card.corners, np.array(truth["cards"][0]["corners"], np.float32)) > 0.85

@@ -977,6 +977,14 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             continue
         kept.append(candidate)
     dropped: set[int] = set()
+    shows_none: dict[int, bool] = {}
+
+    def blank(quad: CardQuad) -> bool:
+        assert image is not None
+        if id(quad) not in shows_none:
+            shows_none[id(quad)] = _shows_no_symbol(image, quad)
+        return shows_none[id(quad)]
+
     for i, quad in enumerate(kept):
         outline = quad.corners.reshape(-1, 1, 2)
         inside = [j for j, other in enumerate(kept) if j != i and other.area < 0.7 * quad.area
@@ -985,13 +993,17 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         # card (a quad holding many cards dwarfs each of them). In a close-up, though, the
         # symbols outnumber the cards and set the typical size: there a quad traced inside a
         # printed symbol (at most an eighth of its card) is told by its ink, that symbol's
-        # stripes or stroke, far fainter than the whole card's strongest ink.
+        # stripes or stroke, far fainter than the whole card's strongest ink; and in a card
+        # (a quad showing symbols: not a patch of table round some cards), a quad that shows
+        # none itself (the bare paper inside an outline symbol, framed by its strong stroke,
+        # or a patch of paper between symbols) is no card either.
         close_up = quad.area > _CLOSE_UP * image_area
         card_sized = [j for j in inside if (kept[j].area > 0.2 * quad.area
                                             or kept[j].area > 0.4 * typical(kept[j].center))
                       and not (close_up and kept[j].area < 0.15 * quad.area
-                               and kept[j].ink < _INNER_CARD_INK * quad.ink
-                               and _on_long_axis(quad, kept[j].center))]
+                               and ((_on_long_axis(quad, kept[j].center)
+                                     and kept[j].ink < _INNER_CARD_INK * quad.ink)
+                                    or (image is not None and blank(kept[j]) and not blank(quad))))]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
@@ -1005,6 +1017,10 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _shows_no_symbol(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
+    return not shows_symbols(segment_ink(warp_card(image, quad.corners)))
 
 
 # A quad inside another is a card, not a symbol, only with at least this fraction of the other's
