@@ -612,7 +612,8 @@ def model_card(model: dict[str, Any]) -> str:
         "features of `vision/features.py` (white-balanced by the card's own paper; ink blobs; see that",
         "module's docstring). Confidence = the winning probability; a reading below the attribute's",
         "threshold is reported uncertain, and so is any reading of a face that shows no printed symbol",
-        "(`CardReading.blank`). Thresholds were chosen on the calibration crops as the lowest",
+        "(`CardReading.blank`) or whose symbols sit off its middle (`CardReading.off_centre`: the",
+        "outline read is not the card's). Thresholds were chosen on the calibration crops as the lowest",
         f"confidence at which kept readings are {TARGET_KEPT_ACCURACY:.2%} accurate, clipped to "
         f"[{MIN_THRESHOLD}, {MAX_THRESHOLD}]:",
         "",
