@@ -11,7 +11,9 @@ blob, the search ends there (most real tables); otherwise the other maps and sec
 searched only around the blobs left unexplained.
 
 Cards laid edge to edge merge into one blob: it is opened by erosion, else cut along its
-straight inner edges (the seams). Once some cards are found, their paper colour gives one more
+straight inner edges (the seams); and a candidate crossed through its middle by a thin straight
+seam that reaches both its sides, blank paper on either side of it, is two cards (a tilted
+camera makes two cards end to end look like one) and is split there. Once some cards are found, their paper colour gives one more
 map (it tells cards from a pale patterned table), they are taken out of the maps and the rest is
 searched again, so that a row of touching cards comes apart card by card; and a found card's
 outline laid next to it, where there is paper and edges trace it, finds a neighbour whose seam
