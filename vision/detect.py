@@ -13,13 +13,13 @@ searched only around the blobs left unexplained.
 Cards laid edge to edge merge into one blob: it is opened by erosion, else cut along its
 straight inner edges (the seams); and a candidate crossed through its middle by a thin straight
 seam that reaches both its sides, blank paper on either side of it, is two cards (a tilted
-camera makes two cards end to end look like one) and is split there. Once some cards are found, their paper colour gives one more
-map (it tells cards from a pale patterned table), they are taken out of the maps and the rest is
-searched again, so that a row of touching cards comes apart card by card; and a found card's
-outline laid next to it, where there is paper and edges trace it, finds a neighbour whose seam
-does not show at all. The typical card size is a function of the place in the image
-(perspective makes near cards larger), and a card's symbols must stand out of its paper about as
-strongly as the other cards' do.
+camera makes two cards end to end look like one) and is split there. Once some cards are
+found, their paper colour gives one more map (it tells cards from a pale patterned table), they
+are taken out of the maps and the rest is searched again, so that a row of touching cards
+comes apart card by card; and a found card's outline laid next to it, where there is paper and
+edges trace it, finds a neighbour whose seam does not show at all. The typical card size is a
+function of the place in the image (perspective makes near cards larger), and a card's symbols
+must stand out of its paper about as strongly as the other cards' do.
 """
 
 from __future__ import annotations
@@ -1133,7 +1133,7 @@ def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float
     smooth = cv2.blur(band, (max(3, (width // 12) | 1), 1)).astype(np.int16)
     reach = _SEAM_REACH
     dip = np.minimum(smooth[:-2 * reach], smooth[2 * reach:]) - smooth[reach:-reach]
-    dark = dip > 4
+    dark = dip > 4  # grey levels: over what noise leaves after the smoothing
     dark[1:-1] = dark[:-2] | dark[1:-1] | dark[2:]  # a line a row off here and there
     margin = max(2, int(0.15 * width))
     gap = max(_SEAM_GAP, int(round(0.02 * height)))
