@@ -39,6 +39,19 @@ def same_quad(found: np.ndarray, truth: np.ndarray) -> float:
     return min(float(np.max(np.hypot(*(found - np.roll(truth, shift, axis=0)).T))) for shift in (0, 2))
 
 
+def found_in_scene(seed: int, cards: int, table: str) -> tuple[int, int]:
+    """Of a generated 960x720 scene at full difficulty: how many of its cards at least half in
+    view a detection outlines (IoU > 0.5), and how many detections there are."""
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(seed, cards, size=(960, 720), table=table, effects=1.0)
+    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+    detected = find_cards(image)
+    found = sum(max((quad_iou(c.corners, e) for c in detected), default=0.0) > 0.5 for e in expected)
+    return found, len(detected)
+
+
 def test_empty_image_has_no_cards() -> None:
     assert find_cards(np.full((240, 320, 3), 30, np.uint8)) == []
 
@@ -493,15 +506,9 @@ def test_cards_on_a_rug_as_white_as_they_are_but_of_another_hue_are_found() -> N
     # Under a bluish light the rug's pale green patches are as white as the cards in every
     # whiteness map, and as bright: only their hue tells them apart, which the edges of the
     # image's colour (Lab) show.
-    from vision.quad import quad_iou
-    from vision.scene import generate_scene
-
-    image, truth = generate_scene(5062, 16, size=(960, 720), table="rug", effects=1.0)
-    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
-    cards = find_cards(image)
-    found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
+    found, detected = found_in_scene(5062, 16, "rug")
     assert found >= 15  # 12 of 16 before the colour-edge map
-    assert len(cards) - found <= 1
+    assert detected - found <= 1
 
 
 def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
@@ -556,7 +563,7 @@ def test_two_cards_seen_as_one_quad_are_split_at_their_seam() -> None:
     cv2.line(image, (200, 88), (200, 212), (200, 200, 200), 1)
     both = np.float32([left[0], right[1], right[2], left[3]])
     pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
-    halves = _SeamSplitter(image).split([pair])
+    halves = _SeamSplitter(detect._Maps(image)).split([pair])
     assert len(halves) == 2
     for truth in (left, right):
         assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 2.5
@@ -575,22 +582,16 @@ def test_a_striped_symbol_does_not_split_its_card() -> None:
     for y in range(130, 172, 5):
         cv2.rectangle(image, (107, y), (193, y + 1), (120, 120, 220), -1)
     card = CardQuad(order_corners(corners), partial=False, score=1.0, ink=0.8)
-    assert _SeamSplitter(image).split([card]) == [card]
+    assert _SeamSplitter(detect._Maps(image)).split([card]) == [card]
 
 
 def test_a_tilted_block_of_touching_cards_is_split_card_by_card() -> None:
     # Dev scene 5035: a camera tilted 47 degrees over a rug, 16 cards laid edge to edge in
     # rows. Foreshortened, two cards end to end look like one card: the blob of each pair
     # fits a card's outline, and only the faint seam across its middle tells.
-    from vision.quad import quad_iou
-    from vision.scene import generate_scene
-
-    image, truth = generate_scene(5035, 16, size=(960, 720), table="rug", effects=1.0)
-    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
-    cards = find_cards(image)
-    found = sum(max((quad_iou(c.corners, e) for c in cards), default=0.0) > 0.5 for e in expected)
+    found, detected = found_in_scene(5035, 16, "rug")
     assert found >= 15  # 9 of 16 before the seams were looked for
-    assert len(cards) - found <= 1
+    assert detected - found <= 1
 
 
 def test_a_straight_band_is_not_searched_for_cards_but_a_row_of_cards_is() -> None:

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.canonical import warp_card
-from vision.features import segment_ink, shows_symbols
+from vision.features import darkest_channel, segment_ink, shows_symbols
 from vision.quad import NEXT, aspect, fit_quad, grow_quad, order_corners, short_side
 
 # Work on at most this many pixels on the long side: card outlines need no more, and it bounds
@@ -115,6 +115,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                   interpolation=interpolation)
     maps = _Maps(small)
+    seams = _SeamSplitter(maps)
     candidates: list[CardQuad] = []
     # Cut cards judged without their side along the frame are held apart until the end: a
     # strip of pale table reaching the frame passes that test too, and must not steer the
@@ -128,7 +129,6 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     # The last settling: the candidates merged one per place, and the cards kept of them.
     merged: list[CardQuad] = []
     kept: list[CardQuad] = []
-    seams = _SeamSplitter(small)
 
     def settled(final: bool = False) -> list[CardQuad]:
         """The cards the candidates so far make: one per place, consistent with each other."""
@@ -495,8 +495,15 @@ class _Maps:
         self.image = image
 
     @cached_property
+    def darkest(self) -> npt.NDArray[np.uint8]:
+        """The lowest of B, G, R per pixel."""
+        return darkest_channel(self.image)
+
+    @cached_property
     def whiteness(self) -> npt.NDArray[np.uint8]:
-        return _whiteness(self.image)
+        """The darkest channel smoothed: high only for bright pixels with no colour lagging
+        (paper)."""
+        return cv2.GaussianBlur(self.darkest, (5, 5), 0)
 
     @cached_property
     def equalised(self) -> npt.NDArray[np.uint8]:
@@ -602,13 +609,6 @@ class _Maps:
         # the card's edge.
         yield self.edge_hulls, -1.0, False
         yield self.eroded_white, 3.5, False
-
-
-def _whiteness(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """The lowest of B, G, R, smoothed: high only for bright pixels with no colour lagging
-    (paper). uint8 (H, W)."""
-    blue, green, red = cv2.split(image)
-    return cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
 
 
 _CLAHE = cv2.createCLAHE(clipLimit=4.0, tileGridSize=(8, 8))
@@ -984,7 +984,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     def blank(quad: CardQuad) -> bool:
         assert image is not None
         if id(quad) not in shows_none:
-            shows_none[id(quad)] = _shows_no_symbol(image, quad)
+            shows_none[id(quad)] = not _shows_symbols(image, quad)
         return shows_none[id(quad)]
 
     for i, quad in enumerate(kept):
@@ -1021,8 +1021,9 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     return [quad for i, quad in enumerate(kept) if i not in dropped]
 
 
-def _shows_no_symbol(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
-    return not shows_symbols(segment_ink(warp_card(image, quad.corners)))
+def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
+    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`)."""
+    return shows_symbols(segment_ink(warp_card(image, quad.corners)))
 
 
 # A quad inside another is a card, not a symbol, only with at least this fraction of the other's
@@ -1043,9 +1044,8 @@ class _SeamSplitter:
     Each candidate is looked at once, however often the search settles its candidates.
     """
 
-    def __init__(self, image: npt.NDArray[np.uint8]) -> None:
-        self.image = image
-        self.darkest = cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+    def __init__(self, maps: _Maps) -> None:
+        self.maps = maps
         self.pieces: dict[int, tuple[CardQuad, list[CardQuad]]] = {}
 
     def split(self, candidates: list[CardQuad]) -> list[CardQuad]:
@@ -1063,7 +1063,7 @@ class _SeamSplitter:
     def _pieces(self, candidate: CardQuad) -> list[CardQuad]:
         pieces = [candidate]
         for _ in range(4):  # (a block of 4 x 4 cards halves four times)
-            halves = [None if piece.partial else _halves_at_seam(piece, self.darkest, self.image)
+            halves = [None if piece.partial else _halves_at_seam(piece, self.maps.darkest, self.maps.image)
                       for piece in pieces]
             if not any(halves):
                 break
@@ -1334,7 +1334,7 @@ def _judged_by_symbols(cards: list[CardQuad], kept: list[CardQuad],
     whole = [c for c in cards if not c.partial]
     if all(id(c) in kept_ids for c in whole):
         return kept
-    showing = [c for c in whole if shows_symbols(segment_ink(warp_card(image, c.corners)))]
+    showing = [c for c in whole if _shows_symbols(image, c)]
     # A card or two may show none (small and blurred, or a hand over it): only blank candidates
     # in numbers, a third of them or more, are a pattern of the table.
     if not showing or 3 * (len(whole) - len(showing)) < len(whole):

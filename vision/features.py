@@ -289,7 +289,7 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     # The paper's level (its mean darkest channel) and the ink that paper grain and glare reach:
     # the noise floor below which nothing is ink.
     paper_mask = (ink < _PAPER_INK).view(np.uint8)
-    darkest = _darkest(small)
+    darkest = darkest_channel(small)
     if cv2.countNonZero(paper_mask):
         paper_level = cv2.mean(darkest, mask=paper_mask)[0]
         paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
@@ -584,7 +584,7 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     # Sensor noise is texture too: in dim light it roughens a solid symbol's ink as much as the
     # paper's, and a solid then looks striped. The same steps over the bare paper at the face's
     # two sides (where no symbol is printed) measure that noise, which is taken off.
-    darkest = _darkest(seg.face)
+    darkest = darkest_channel(seg.face)
     steps = _mean_steps(darkest[y0:y1, x0:x1], big_inside) - _paper_steps(darkest, seg.ink)
     texture_excess = steps / (max(seg.paper_level, 1.0) * strong)
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
@@ -612,7 +612,7 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
             _clip(inside_drop / stroke_drop, -5.0, 5.0), _clip(core_drop / stroke_drop, -5.0, 5.0)]
 
 
-def _darkest(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+def darkest_channel(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """The darkest channel of a BGR uint8 image."""
     b, g, r = cv2.split(bgr)
     return cv2.min(cv2.min(b, g), r)
