@@ -64,6 +64,9 @@ _INK_FRACTION = 0.42
 # Ink connected to such strong ink is kept down to this fraction (hysteresis).
 _INK_LOW_FRACTION = 0.22
 _INK_FLOOR = 0.08
+# Faint ink is kept down to this many of the paper noise's deviations over its mean, when
+# connected to ink over the threshold.
+_FAINT_LOW_SPREADS = 2.5
 # A blob is a symbol when its bounding box is at least this fraction of the largest blob's
 # and of the face.
 _BLOB_OF_LARGEST = 0.3
@@ -300,6 +303,14 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     strong = _strongest(ink)
     high = max(_INK_FLOOR, _INK_FRACTION * strong, noise)
     low = max(_INK_FLOOR, _INK_LOW_FRACTION * strong, noise)
+    if noise > max(_INK_FLOOR, _INK_FRACTION * strong):
+        # Faint ink (a small, blurred card with outline symbols): the paper's noise decides
+        # the threshold, but the faint strokes are under the paper mask's cut too and inflate
+        # that noise up to their own level. The paper's noise measured without them lets the
+        # strokes through, and joins their fainter stretches.
+        level, quiet_spread = _clipped_noise(ink)
+        high = max(_INK_FLOOR, _INK_FRACTION * strong, level + 4.0 * quiet_spread)
+        low = min(high, level + _FAINT_LOW_SPREADS * quiet_spread)
     strokes = _hysteresis(ink, high=high, low=min(low, high))
     strokes = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, _SQUARE3)
     contours, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -315,6 +326,20 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     cv2.drawContours(filled, symbols, -1, 255, thickness=cv2.FILLED)
     return InkSegmentation(face, paper_level, white, ink, chroma, strong, strokes, symbols, filled,
                            tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread, high)
+
+
+def _clipped_noise(ink: npt.NDArray[np.float32]) -> tuple[float, float]:
+    """The mean and standard deviation of the ink on bare paper, sigma-clipped: the pixels more
+    than three deviations over the mean (faint strokes, specks) are left out, three times."""
+    cut = _PAPER_INK
+    mean, spread = 0.0, 0.0
+    for _ in range(3):
+        values = ink[ink < cut]
+        if values.size == 0:
+            break
+        mean, spread = float(values.mean()), float(values.std())
+        cut = mean + 3.0 * spread
+    return mean, spread
 
 
 def _strongest(ink: npt.NDArray[np.float32]) -> float:
