@@ -265,6 +265,27 @@ def test_typical_card_area_follows_perspective() -> None:
     assert typical(np.array([250, 300], np.float32)) == pytest.approx(2 * 50 * 78, rel=0.1)
 
 
+def test_typical_card_area_follows_steep_perspective() -> None:
+    # Seen steeply (bench scene 1043), the near row looks four times the far row's size: too
+    # few cards agree with the median size to start the fit from it, and the near cards were
+    # dropped as "two cards in one".
+    quads = [quad_at(100 + 100 * col, y, 40 * np.sqrt(scale), 62 * np.sqrt(scale))
+             for col in range(4) for y, scale in ((100, 1.0), (200, 2.0), (330, 4.0))]
+    typical = _typical_area_model(quads)
+    for y, scale in ((100, 1.0), (200, 2.0), (330, 4.0)):
+        assert typical(np.array([250, y], np.float32)) == pytest.approx(scale * 40 * 62, rel=0.15)
+
+
+def test_blocks_of_two_cards_do_not_tilt_the_typical_card_area() -> None:
+    # Seven cards of one size and three quads round two touching cards each: the cards, which
+    # agree closely, set the size, not a slope through both.
+    cards = [quad_at(100 + 70 * (i % 4), 100 + 150 * (i // 4), 50, 78) for i in range(7)]
+    blocks = [quad_at(150 + 120 * i, 400, 100, 78) for i in range(3)]
+    typical = _typical_area_model(cards + blocks)
+    for place in ((100, 100), (300, 250), (300, 400)):
+        assert typical(np.array(place, np.float32)) == pytest.approx(50 * 78, rel=0.1)
+
+
 def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:
     # Pale squares of a gingham cloth with a little weave texture are even, bright, and their
     # texture passes for faint ink; real symbols stand out far more.

@@ -1228,22 +1228,38 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
     if not quads:
         return lambda center: 1.0
     log_area = np.log(np.maximum([q.area for q in quads], 1.0))
-    median = float(np.median(log_area))
     centers = np.array([q.center for q in quads], dtype=np.float64)
     design = np.column_stack([centers, np.ones(len(quads))])
-    coefficients = np.array([0.0, 0.0, median])
-    limit = 0.5  # a card twice or half the median size is still a candidate for the fit
-    for _ in range(3):
-        agree = np.abs(log_area - design @ coefficients) < limit
-        if agree.sum() < 6:
-            break
-        coefficients, *_ = np.linalg.lstsq(design[agree], log_area[agree], rcond=None)
-        limit = 0.3
+
+    def refined(coefficients: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], int]:
+        """The plane refitted to the quads that agree with it, and how many agree at the end."""
+        limit = 0.5  # a card twice or half the size is still a candidate for the fit
+        for _ in range(3):
+            agree = np.abs(log_area - design @ coefficients) < limit
+            if agree.sum() < 6:
+                break
+            coefficients, *_ = np.linalg.lstsq(design[agree], log_area[agree], rcond=None)
+            limit = 0.3
+        return coefficients, int(np.count_nonzero(np.abs(log_area - design @ coefficients) < _CLOSE_FIT))
+
+    coefficients, agreeing = refined(np.array([0.0, 0.0, float(np.median(log_area))]))
+    if len(quads) >= 6:
+        # Seen steeply, the near cards can be twice and the far ones half the median size:
+        # too few agree with the median to start the fit from it, but a plane through all of
+        # them finds the slope (it is taken only where more cards agree with it at the end).
+        tilted, tilted_agreeing = refined(np.linalg.lstsq(design, log_area, rcond=None)[0])
+        if tilted_agreeing > agreeing:
+            coefficients = tilted
 
     def typical(center: npt.NDArray[np.float32]) -> float:
         return float(np.exp(coefficients[0] * center[0] + coefficients[1] * center[1]
                             + coefficients[2]))
     return typical
+
+
+# Cards near each other look the same size within about 15% (log area 0.15), whatever the
+# perspective: the plane of typical sizes that most cards fit that closely is the right one.
+_CLOSE_FIT = 0.15
 
 
 def _plain_unless_few(quads: list[CardQuad]) -> list[CardQuad]:
