@@ -999,10 +999,14 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         # (a quad showing symbols: not a patch of table round some cards), a quad that shows
         # none itself (the bare paper inside an outline symbol, framed by its strong stroke,
         # or a patch of paper between symbols) is no card either.
+        # (Nor is a quad of paper far brighter than the outer quad's any part of it: that is a
+        # card lying on a dark table, of which a strip reaching the frame edge passes for a
+        # card cut by it, with the cards on it for its strong "ink": bench scene 1153.)
         close_up = quad.area > _CLOSE_UP * image_area
         card_sized = [j for j in inside if (kept[j].area > 0.2 * quad.area
                                             or kept[j].area > 0.4 * typical(kept[j].center))
                       and not (close_up and kept[j].area < 0.15 * quad.area
+                               and not _far_brighter_paper(kept[j], quad)
                                and ((_on_long_axis(quad, kept[j].center)
                                      and kept[j].ink < _INNER_CARD_INK * quad.ink)
                                     or (image is not None and blank(kept[j]) and not blank(quad))))]
@@ -1019,6 +1023,15 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _far_brighter_paper(inner: CardQuad, outer: CardQuad) -> bool:
+    """Whether ``inner``'s paper is far brighter than ``outer``'s: no printed symbol of a card
+    shows anything brighter than the card's own paper."""
+    return max(inner.paper) > _BRIGHTER_PAPER * max(outer.paper) + 10.0
+
+
+_BRIGHTER_PAPER = 1.5
 
 
 def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
