@@ -603,6 +603,27 @@ def test_two_cards_seen_as_one_quad_are_split_at_their_seam() -> None:
         assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 2.5
 
 
+def test_a_seam_blurred_wide_still_splits_its_pair() -> None:
+    # Bench scene 1018: the seam between two touching cards, dark and blurred to 7 pixels wide,
+    # still has dark shoulders where the paper beside it was looked for (3 pixels off).
+    from vision.detect import _SeamSplitter
+
+    image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
+    left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
+    for corners in (left, right):
+        draw_card(image, corners)
+    seam = np.zeros(image.shape[:2], np.uint8)
+    cv2.line(seam, (200, 88), (200, 212), 255, 2)
+    blurred = cv2.GaussianBlur(seam.astype(np.float32) / 255, (0, 0), 1.5)[..., None]
+    image = (image * (1 - 0.8 * np.clip(1.5 * blurred, 0, 1))).astype(np.uint8)
+    both = np.float32([left[0], right[1], right[2], left[3]])
+    pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
+    halves = _SeamSplitter(detect._Maps(image)).split([pair])
+    assert len(halves) == 2
+    for truth in (left, right):
+        assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 3.0
+
+
 def test_a_striped_symbol_does_not_split_its_card() -> None:
     # A symbol's stripes are thin dark lines too, and on some decks they run across the card,
     # through its middle; but they stop short of the card's edges, and a seam does not.

@@ -1128,11 +1128,13 @@ _SEAM_BAND = (0.4, 0.6)
 _SEAM_REACH = 2
 _SEAM_SLANT = 3
 _SEAM_GAP = 3
+# ... or up to this many pixels further, where the line is blurred wide.
+_SEAM_SHOULDER = 3
 
 
 def _seam_band(height: int) -> tuple[int, int]:
     """The rows [top, bottom) of a quad warped to ``height`` rows that `_seam_row` looks at."""
-    margin = _SEAM_SLANT + max(_SEAM_GAP, int(round(0.02 * height))) + _SEAM_REACH + 1
+    margin = _SEAM_SLANT + max(_SEAM_GAP, int(round(0.02 * height))) + _SEAM_SHOULDER + _SEAM_REACH + 1
     return (max(0, int(_SEAM_BAND[0] * height) - margin),
             min(height, int(_SEAM_BAND[1] * height) + 1 + margin))
 
@@ -1162,7 +1164,8 @@ def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float
     slants = np.arange(-_SEAM_SLANT, _SEAM_SLANT + 1)[:, None]
     offsets = np.round(slants * (columns / (width - 1) - 0.5)).astype(np.intp)
     lines = (rows[None, :, None] + offsets[:, None, :]).reshape(-1, width)
-    lines = lines[(lines.min(axis=1) >= max(gap, reach)) & (lines.max(axis=1) < len(band) - max(gap, reach))]
+    farthest = gap + _SEAM_SHOULDER
+    lines = lines[(lines.min(axis=1) >= max(farthest, reach)) & (lines.max(axis=1) < len(band) - max(farthest, reach))]
     if not len(lines):
         return None
     on_line = dark[lines - reach, columns]
@@ -1173,10 +1176,15 @@ def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float
     candidates = np.flatnonzero(score > 0.6)
     if not len(candidates):
         return None
-    # Blank paper on both sides of the line: a card's margin, not the inside of a symbol.
-    beside = np.concatenate([smooth[lines[candidates] - gap, columns],
-                             smooth[lines[candidates] + gap, columns]], axis=1)
-    blank = np.percentile(beside, 5, axis=1) >= 0.8 * np.percentile(smooth, 90)
+    # Blank paper on both sides of the line: a card's margin, not the inside of a symbol. (A
+    # line blurred wider than the gap has dark shoulders there: a few pixels further out are
+    # looked at too, on each side.)
+    paper_level = 0.8 * np.percentile(smooth, 90)
+    chosen = lines[candidates]
+    blank = np.ones(len(candidates), bool)
+    for side in (-1, 1):
+        blank &= np.any([np.percentile(smooth[chosen + side * offset, columns], 5, axis=1) >= paper_level
+                         for offset in range(gap, farthest + 1)], axis=0)
     if not blank.any():
         return None
     best = lines[candidates[blank][np.argmax(score[candidates[blank]])]]
