@@ -269,6 +269,20 @@ def test_cards_on_a_dark_table_are_no_symbols_of_a_strip_of_that_table() -> None
     assert sorted(map(id, kept)) == sorted(map(id, cards))
 
 
+def test_more_than_three_faint_quads_in_a_close_up_quad_are_cards() -> None:
+    # A pale table reaching the frame edge passes for a close-up card cut by it; the cards on
+    # it, their ink fainter than its own (the cards' edges), were taken for its symbols (bench
+    # scene 1011: 1 of 6 cards found). A card prints three symbols at most.
+    table = dataclasses.replace(quad_at(400, 150, 780, 280), paper=(181.0, 190.0, 208.0), ink=0.67)
+    cards = [dataclasses.replace(quad_at(x, 150, 60, 94), paper=(210.0, 218.0, 227.0), ink=0.4)
+             for x in (120, 260, 400, 540, 680)]
+    kept = _merge_overlapping([table, *cards], image_area=800 * 300)
+    assert sorted(map(id, kept)) == sorted(map(id, cards))
+    # Three such quads are still the symbols of a close-up card.
+    symbols = cards[1:4]
+    assert [id(q) for q in _merge_overlapping([table, *symbols], image_area=800 * 300)] == [id(table)]
+
+
 def test_typical_card_area_follows_perspective() -> None:
     # Cards twice as large (in area) at the bottom of the image as at the top.
     quads = [quad_at(100 + 100 * col, y, 50 * np.sqrt(scale), 78 * np.sqrt(scale))

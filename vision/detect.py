@@ -1002,14 +1002,24 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         # (Nor is a quad of paper far brighter than the outer quad's any part of it: that is a
         # card lying on a dark table, of which a strip reaching the frame edge passes for a
         # card cut by it, with the cards on it for its strong "ink": bench scene 1153.)
+        # (And a card prints at most three symbols: more faint quads along the middle of a
+        # close-up quad than that are cards on a pale table that the quad traces where it
+        # reaches the frame edge: bench scene 1011, seven cards on a white table.)
         close_up = quad.area > _CLOSE_UP * image_area
-        card_sized = [j for j in inside if (kept[j].area > 0.2 * quad.area
-                                            or kept[j].area > 0.4 * typical(kept[j].center))
-                      and not (close_up and kept[j].area < 0.15 * quad.area
-                               and not _far_brighter_paper(kept[j], quad)
-                               and ((_on_long_axis(quad, kept[j].center)
-                                     and kept[j].ink < _INNER_CARD_INK * quad.ink)
-                                    or (image is not None and blank(kept[j]) and not blank(quad))))]
+        card_sized = [j for j in inside if kept[j].area > 0.2 * quad.area
+                      or kept[j].area > 0.4 * typical(kept[j].center)]
+        if close_up:
+            small = [j for j in card_sized if kept[j].area < 0.15 * quad.area
+                     and not _far_brighter_paper(kept[j], quad)]
+            faint = [j for j in small if _on_long_axis(quad, kept[j].center)
+                     and kept[j].ink < _INNER_CARD_INK * quad.ink]
+            if len(_outermost([kept[j] for j in faint])) > 3:
+                faint = []
+            symbols = set(faint)
+            others = [j for j in small if j not in symbols]
+            if others and image is not None and not blank(quad):
+                symbols.update(j for j in others if blank(kept[j]))
+            card_sized = [j for j in card_sized if j not in symbols]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
@@ -1023,6 +1033,14 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+def _outermost(quads: list[CardQuad]) -> list[CardQuad]:
+    """The ``quads`` whose centre lies inside no larger one of them."""
+    return [q for q in quads if not any(
+        other.area > q.area and cv2.pointPolygonTest(other.corners.reshape(-1, 1, 2),
+                                                     tuple(map(float, q.center)), False) > 0
+        for other in quads)]
 
 
 def _far_brighter_paper(inner: CardQuad, outer: CardQuad) -> bool:
