@@ -599,43 +599,38 @@ def test_of_two_outlines_of_a_card_the_one_framing_its_shadow_gives_way() -> Non
     assert sorted(map(id, _merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))
 
 
-def test_two_cards_seen_as_one_quad_are_split_at_their_seam() -> None:
-    # Two cards side by side, their seam a faint 1-pixel line: their blob has a card's
-    # proportions (1.28 long for its width, as a card seen a little from the side).
-    from vision.detect import _SeamSplitter
-
-    image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
-    left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
-    for corners in (left, right):
-        draw_card(image, corners)
+def faint_seam(image: np.ndarray) -> np.ndarray:
+    """A faint 1-pixel light line at x = 200 (the seam a camera sees between two cards)."""
     cv2.line(image, (200, 88), (200, 212), (200, 200, 200), 1)
-    both = np.float32([left[0], right[1], right[2], left[3]])
-    pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
-    halves = _SeamSplitter(detect._Maps(image)).split([pair])
-    assert len(halves) == 2
-    for truth in (left, right):
-        assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 2.5
+    return image
 
 
-def test_a_seam_blurred_wide_still_splits_its_pair() -> None:
-    # Bench scene 1018: the seam between two touching cards, dark and blurred to 7 pixels wide,
-    # still has dark shoulders where the paper beside it was looked for (3 pixels off).
-    from vision.detect import _SeamSplitter
-
-    image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
-    left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
-    for corners in (left, right):
-        draw_card(image, corners)
+def blurred_dark_seam(image: np.ndarray) -> np.ndarray:
+    """A dark seam at x = 200 blurred to 7 pixels wide (bench scene 1018): it has dark shoulders
+    where the blank paper beside it was once looked for, 3 pixels off."""
     seam = np.zeros(image.shape[:2], np.uint8)
     cv2.line(seam, (200, 88), (200, 212), 255, 2)
     blurred = cv2.GaussianBlur(seam.astype(np.float32) / 255, (0, 0), 1.5)[..., None]
-    image = (image * (1 - 0.8 * np.clip(1.5 * blurred, 0, 1))).astype(np.uint8)
+    return (image * (1 - 0.8 * np.clip(1.5 * blurred, 0, 1))).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seam, tolerance", [(faint_seam, 2.5), (blurred_dark_seam, 3.0)])
+def test_two_cards_seen_as_one_quad_are_split_at_their_seam(seam, tolerance: float) -> None:
+    # Two cards side by side: their blob has a card's proportions (1.28 long for its width, as
+    # a card seen a little from the side), and only the seam across its middle tells.
+    from vision.detect import _SeamSplitter
+
+    image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
+    left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
+    for corners in (left, right):
+        draw_card(image, corners)
+    image = seam(image)
     both = np.float32([left[0], right[1], right[2], left[3]])
     pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
     halves = _SeamSplitter(detect._Maps(image)).split([pair])
     assert len(halves) == 2
     for truth in (left, right):
-        assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < 3.0
+        assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < tolerance
 
 
 def test_a_striped_symbol_does_not_split_its_card() -> None:

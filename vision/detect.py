@@ -1260,9 +1260,10 @@ def _on_long_axis(card: CardQuad, point: npt.NDArray[np.float32]) -> bool:
 def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
     """The typical card area (pixels) at an (x, y) place in the image.
 
-    Under perspective, cards near the camera look up to twice as large as far ones, so the
-    typical area is a plane in log area over (x, y), fitted robustly to the quads that agree
-    with the median; with too few quads it is just their median area.
+    Under perspective, cards near the camera look up to twice as large as far ones (or more,
+    seen steeply), so the typical area is a plane in log area over (x, y), fitted robustly to
+    the quads that agree with the median, or with a plane through all of them, whichever more
+    quads fit closely in the end; with too few quads it is just their median area.
     """
     if not quads:
         return lambda center: 1.0
