@@ -296,10 +296,10 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
     if cv2.countNonZero(paper_mask):
         paper_level = cv2.mean(darkest, mask=paper_mask)[0]
         paper_mean, paper_std = cv2.meanStdDev(ink, mask=paper_mask)
-        spread = float(paper_std[0, 0])
-        noise = float(paper_mean[0, 0]) + 4.0 * spread
+        paper_ink, spread = float(paper_mean[0, 0]), float(paper_std[0, 0])
     else:
-        paper_level, noise, spread = float(darkest.max()), 0.0, 0.0
+        paper_level, paper_ink, spread = float(darkest.max()), 0.0, 0.0
+    noise = paper_ink + 4.0 * spread
     strong = _strongest(ink)
     high = max(_INK_FLOOR, _INK_FRACTION * strong, noise)
     low = max(_INK_FLOOR, _INK_LOW_FRACTION * strong, noise)
@@ -308,9 +308,9 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
         # the threshold, but the faint strokes are under the paper mask's cut too and inflate
         # that noise up to their own level. The paper's noise measured without them lets the
         # strokes through, and joins their fainter stretches.
-        level, quiet_spread = _clipped_noise(ink)
+        level, quiet_spread = _clipped_noise(ink, paper_ink, spread)
         high = max(_INK_FLOOR, _INK_FRACTION * strong, level + 4.0 * quiet_spread)
-        low = min(high, level + _FAINT_LOW_SPREADS * quiet_spread)
+        low = level + _FAINT_LOW_SPREADS * quiet_spread
     strokes = _hysteresis(ink, high=high, low=min(low, high))
     strokes = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, _SQUARE3)
     contours, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -328,12 +328,12 @@ def _segment_face(face: npt.NDArray[np.uint8], small: npt.NDArray[np.uint8],
                            tuple(box for box, _ in keep), tuple(boxes), ink_chroma_luma, spread, high)
 
 
-def _clipped_noise(ink: npt.NDArray[np.float32]) -> tuple[float, float]:
-    """The mean and standard deviation of the ink on bare paper, sigma-clipped: the pixels more
-    than three deviations over the mean (faint strokes, specks) are left out, three times."""
-    cut = _PAPER_INK
-    mean, spread = 0.0, 0.0
-    for _ in range(3):
+def _clipped_noise(ink: npt.NDArray[np.float32], mean: float, spread: float) -> tuple[float, float]:
+    """The mean and standard deviation of the ink on bare paper, sigma-clipped: from those of
+    the ink under the paper mask's cut (``mean``, ``spread``), the pixels more than three
+    deviations over the mean (faint strokes, specks) are left out, twice more."""
+    cut = mean + 3.0 * spread
+    for _ in range(2):
         values = ink[ink < cut]
         if values.size == 0:
             break
