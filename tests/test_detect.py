@@ -678,3 +678,41 @@ def test_a_close_up_card_holding_blank_quads_is_one_card(seed: int, table: str) 
     image, truth = generate_scene(seed, 1, size=(960, 720), table=table, effects=1.0)
     [card] = find_cards(image)
     assert quad_iou(card.corners, np.array(truth["cards"][0]["corners"], np.float32)) > 0.85
+
+
+def lay_face(image: np.ndarray, card: Card, corners: np.ndarray, paper: tuple[int, int, int]) -> None:
+    """Draw ``card``'s symbols at ``corners`` on paper of exactly ``paper`` (BGR): laid on a sheet
+    of that colour, the card shows no outline at all."""
+    from vision.render import PrintStyle
+
+    style = PrintStyle(paper=tuple(v / 255 for v in paper))  # type: ignore[arg-type]
+    face = render_card(card, width=300, style=style, background=paper)
+    height, width = face.shape[:2]
+    source = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    matrix = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
+    size = (image.shape[1], image.shape[0])
+    inside = cv2.warpPerspective(np.full((height, width), 255, np.uint8), matrix, size) > 128
+    # (Replicated, the face's border pixels draw no dark line round it.)
+    image[inside] = cv2.warpPerspective(face, matrix, size, borderMode=cv2.BORDER_REPLICATE)[inside]
+
+
+@pytest.mark.parametrize("card", ["1 red solid oval", "2 green outline diamond", "2 purple striped squiggle"])
+def test_a_card_on_a_sheet_of_its_own_paper_is_found_from_its_symbols(card: str) -> None:
+    # Four cards on a dark table, and one on a sheet as white as its paper: no map outlines
+    # it (the sheet is a blob two and a half cards in size), but its symbols show where it is.
+    paper = (236, 236, 238)
+    rng = np.random.default_rng(3)
+    image = np.full((480, 720, 3), (70, 75, 80), np.uint8)
+    truths = [card_corners(80 + 130 * (i % 2), 110 + 260 * (i // 2), 3 * i - 4, width=100, height=156)
+              for i in range(4)]
+    for corners, name in zip(truths, ["2 red solid diamond", "1 green striped oval",
+                                      "3 purple outline oval", "2 red outline squiggle"]):
+        lay_face(image, Card.parse(name), corners, paper)
+    sheet = card_corners(500, 240, 0, width=300, height=240)
+    cv2.fillConvexPoly(image, np.round(sheet).astype(np.int32), paper)
+    hidden = card_corners(500, 240, 80, width=100, height=156)
+    lay_face(image, Card.parse(card), hidden, paper)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == 5
+    assert min(same_quad(c.corners, order_corners(hidden)) for c in cards) < 8.0

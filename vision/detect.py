@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.canonical import warp_card
-from vision.features import darkest_channel, segment_ink, shows_symbols
+from vision.features import darkest_channel, segment_ink, shows_symbols, symbols_off_centre
 from vision.quad import NEXT, aspect, fit_quad, grow_quad, order_corners, short_side
 
 # Work on at most this many pixels on the long side: card outlines need no more, and it bounds
@@ -76,6 +76,9 @@ class CardQuad:
     ink: float = 0.0
     # Cut by the frame edge and judged paper only along its other sides (see `_card_quad`).
     judged_without_frame_side: bool = False
+    # A guess outlined round its symbols (`_cards_from_symbols`): where it lies on a sheet or a
+    # strip of table the colour of its paper, the quad round them all must not hide it.
+    from_symbols: bool = False
     center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     area: float = field(init=False, repr=False, compare=False)
 
@@ -197,6 +200,11 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         neighbours = _grid_neighbours(cards, small, paper, maps.edges, region)
         if neighbours:
             candidates.extend(neighbours)
+            cards = settled()
+        # Cards that no map outlines, found from their symbols.
+        from_symbols = _cards_from_symbols(cards, small, maps, region)
+        if from_symbols:
+            candidates.extend(from_symbols)
             cards = settled()
     return finished()
 
@@ -433,6 +441,277 @@ def _margin_weights() -> npt.NDArray[np.float64]:
 
 
 _MARGIN_WEIGHTS = _margin_weights()
+
+
+# -- Cards found from their printed symbols ------------------------------------------------
+# A card on a table of its own paper's tone (a pale stripe of a cloth, a white table in
+# shadow), or laid edge to edge with others under a hand's shadow, may show no outline in any
+# map, yet its symbols stand out: ink darker than the paper round it, symbol-shaped, one to
+# three of them stacked at a fixed pitch. The card's outline follows from them.
+
+@dataclass(frozen=True)
+class _Symbol:
+    """A printed symbol seen in the image: its centre, its length (across the card) and
+    thickness (along it) in pixels, and the unit vector of its length."""
+
+    center: npt.NDArray[np.float64]
+    length: float
+    thickness: float
+    axis: npt.NDArray[np.float64]
+
+
+# A symbol's length and thickness over the card's width, and the pitch of stacked symbols
+# over a symbol's thickness (both decks we have and the generated prints: 0.67-0.72,
+# 0.315-0.345 and 0.105-0.14 blank between, so 1.2-1.55 thicknesses).
+_SYMBOL_LENGTH = 0.70
+_SYMBOL_THICKNESS = 0.33
+_SYMBOL_PITCH = (1.1, 1.75)
+
+
+def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps,
+                        region: _Region | None) -> list[CardQuad]:
+    """Cards outlined round groups of symbols outside the ``cards`` found (`_symbols_outside`,
+    `_symbol_groups`), each snapped to the edges round it where they show, and kept only where
+    its margin is paper of the others' tint, its ink as strong as theirs, and its face shows
+    as many symbols as the group, centred. They are guesses: any candidate found plainly wins,
+    but for a quad far larger than a card (the sheet of paper the card lies on).
+    """
+    whole = [c for c in cards if not c.partial]
+    if len(whole) < 3:
+        return []
+    typical = _typical_area_model(_plain_unless_few(whole))
+    groups = _symbol_groups(_symbols_outside(cards, maps.darkest, typical, region))
+    if not groups:
+        return []
+    height, width = image.shape[:2]
+    taken = np.zeros((height, width), np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(taken, np.round(card.corners).astype(np.int32), 255)
+    gradient = cv2.magnitude(cv2.Sobel(maps.whiteness, cv2.CV_32F, 1, 0),
+                             cv2.Sobel(maps.whiteness, cv2.CV_32F, 0, 1))
+    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
+    typical_ink = float(np.median([c.ink for c in whole]))
+    found = []
+    for group in groups:
+        estimate = _card_round_symbols(group)
+        # The outline estimated from the symbols is off by a few percent; the card's own
+        # edges, where they show, place it exactly, but may be another card's edges.
+        for corners in (_snapped_to_edges(estimate, gradient), estimate):
+            if not _clear_inside(corners, taken, width, height):
+                continue
+            if not 0.8 < cv2.contourArea(corners) / cv2.contourArea(estimate) < 1.25:
+                continue
+            # Its paper is judged a little inside the outline, which may still be a little off.
+            center = corners.sum(axis=0) / 4
+            score, colour, ink = _paper_fraction(image, center + _SYMBOL_CARD_INSET * (corners - center))
+            if (score < 0.6 or ink < _NEIGHBOUR_INK * typical_ink
+                    or np.abs(_tint(colour) - paper_tint).max() > 0.04):
+                continue
+            face = segment_ink(warp_card(image, corners))
+            if len(face.symbols) != len(group) or not shows_symbols(face) or symbols_off_centre(face):
+                continue
+            found.append(CardQuad(corners, False, score=score, paper=colour, ink=ink, guess=True,
+                                  from_symbols=True))
+            cv2.fillConvexPoly(taken, np.round(corners).astype(np.int32), 255)
+            break
+    return found
+
+
+# The margin of a card outlined round its symbols is judged this far inside the outline.
+_SYMBOL_CARD_INSET = 0.92
+
+
+def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8], width: int,
+                  height: int) -> bool:
+    """Whether a quad lies inside the image and at most a tenth over the cards ``taken``."""
+    if (corners[:, 0].min() < BORDER_MARGIN or corners[:, 1].min() < BORDER_MARGIN
+            or corners[:, 0].max() > width - 1 - BORDER_MARGIN
+            or corners[:, 1].max() > height - 1 - BORDER_MARGIN):
+        return False
+    inside = np.zeros_like(taken)
+    cv2.fillConvexPoly(inside, np.round(corners).astype(np.int32), 255)
+    return np.count_nonzero(inside & taken) <= 0.1 * np.count_nonzero(inside)
+
+
+def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
+                     typical: Callable[[npt.NDArray[np.float32]], float], region: _Region | None
+                     ) -> list[_Symbol]:
+    """The symbol-like ink blobs outside the ``cards`` (and inside the ``region``, if given):
+    darker (in the darkest channel) than the brightest nearby by a good part of the cards' ink
+    strength, the size and shape of a symbol of a card of the typical size there, and ringed
+    by paper.
+
+    The brightest nearby is a grey closing over a little more than a symbol's thickness, so it
+    is the paper round a symbol; the gaps between cards on a dark table come out as ink too,
+    but are ringed by table, not paper.
+    """
+    whole = [c for c in cards if not c.partial]
+    widths = [math.sqrt(typical(c.center) / _FLAT_ASPECT) for c in whole]
+    size = int(round(0.5 * max(widths))) | 1
+    nearby = cv2.morphologyEx(darkest, cv2.MORPH_CLOSE,
+                              cv2.getStructuringElement(cv2.MORPH_RECT, (size, size)))
+    typical_ink = float(np.median([c.ink for c in whole]))
+    paper_level = float(np.median([min(c.paper) for c in whole]))
+    nearby_f = nearby.astype(np.float32)
+    depth = cv2.subtract(nearby, darkest).astype(np.float32)
+    ink = ((depth > np.maximum(_SYMBOL_INK * typical_ink * nearby_f, 10.0))
+           & (nearby_f > _SHADOWED_PAPER * paper_level)).astype(np.uint8) * 255
+    if region is not None:
+        cv2.bitwise_and(ink, region.mask, dst=ink)
+    for card in cards:
+        cv2.fillConvexPoly(ink, np.round(grow_quad(card.corners, 2.0)).astype(np.int32), 0)
+    # (The strokes of an outline symbol break up in a small card.)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE3)
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    symbols = []
+    for contour in contours:
+        if len(contour) < 4:
+            continue
+        symbol = _symbol_of(cv2.convexHull(contour))
+        if symbol is None:
+            continue
+        card_width = math.sqrt(typical(symbol.center.astype(np.float32)) / _FLAT_ASPECT)
+        # (A card seen steeply is narrower than its area says, and its symbols thinner.)
+        if not (0.5 * card_width <= symbol.length <= 1.05 * card_width
+                and 0.22 * symbol.length <= symbol.thickness <= 0.7 * symbol.length):
+            continue
+        if _ringed_by_paper(contour, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+            symbols.append(symbol)
+    return symbols
+
+
+# A symbol's ink is darker than the paper round it by this fraction of the cards' typical ink
+# strength (outline strokes in a small card are faint).
+_SYMBOL_INK = 0.3
+
+
+def _symbol_of(hull: npt.NDArray[np.int32]) -> _Symbol | None:
+    """The symbol a blob's convex hull outlines: its length along the hull's principal axis (a
+    diamond's smallest enclosing rectangle lies along its sides, its principal axis along its
+    long diagonal), its thickness across; None for a blob too small or not filling its box
+    as a symbol does (a diamond fills half of it)."""
+    moments = cv2.moments(hull)
+    if moments["m00"] <= 0:
+        return None
+    angle = 0.5 * math.atan2(2 * moments["mu11"], moments["mu20"] - moments["mu02"])
+    axis = np.array([math.cos(angle), math.sin(angle)])
+    across = np.array([-axis[1], axis[0]])
+    points = hull.reshape(-1, 2).astype(np.float64)
+    along_axis, along_across = points @ axis, points @ across
+    length = float(along_axis.max() - along_axis.min())
+    thickness = float(along_across.max() - along_across.min())
+    if length < 6 or moments["m00"] < 0.4 * length * thickness:
+        return None
+    center = ((along_axis.max() + along_axis.min()) / 2 * axis
+              + (along_across.max() + along_across.min()) / 2 * across)
+    return _Symbol(center, length, thickness, axis)
+
+
+def _ringed_by_paper(contour: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8],
+                     nearby: npt.NDArray[np.uint8], reach: int) -> bool:
+    """Whether nearly all of a ring ``reach`` pixels wide round a blob is as bright as the
+    brightest nearby: paper, not the table between cards."""
+    height, width = darkest.shape
+    x, y, w, h = cv2.boundingRect(contour)
+    x0, y0 = max(0, x - reach), max(0, y - reach)
+    x1, y1 = min(width, x + w + reach), min(height, y + h + reach)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(blob, cv2.convexHull(contour) - [x0, y0], 255)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    ring = (cv2.dilate(blob, disc) > 0) & (blob == 0)
+    bright = darkest[y0:y1, x0:x1][ring] >= 0.8 * nearby[y0:y1, x0:x1][ring].astype(np.float32)
+    return bool(np.mean(bright) >= 0.85)
+
+
+def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
+    """The symbols grouped card by card: symbols of one card lie side by side along their
+    thickness at the print's pitch, alike in length and direction. Groups of more than three
+    (cards too close to tell apart) are dropped."""
+    parent = list(range(len(symbols)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(symbols):
+        for j in range(i + 1, len(symbols)):
+            b = symbols[j]
+            if abs(float(a.axis @ b.axis)) < _SAME_DIRECTION or not 0.8 < a.length / b.length < 1.25:
+                continue
+            offset = b.center - a.center
+            card_width = (a.length + b.length) / 2 / _SYMBOL_LENGTH
+            thickness = (a.thickness + b.thickness) / 2
+            along = abs(float(offset @ a.axis))
+            across = abs(float(offset[1] * a.axis[0] - offset[0] * a.axis[1]))
+            pitch = across / thickness
+            if along < 0.12 * card_width and _SYMBOL_PITCH[0] < pitch < _SYMBOL_PITCH[1]:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[_Symbol]] = {}
+    for i, symbol in enumerate(symbols):
+        groups.setdefault(root(i), []).append(symbol)
+    return [group for group in groups.values() if len(group) <= 3]
+
+
+# Symbols of one card point the same way within 20 degrees (squiggles' axes wander).
+_SAME_DIRECTION = math.cos(math.radians(20))
+
+
+def _card_round_symbols(group: list[_Symbol]) -> npt.NDArray[np.float32]:
+    """The outline of the card a group of symbols is printed on, portrait-ordered: centred on
+    them, as wide as their length says, and as long as that and their thickness say (a card
+    seen steeply is foreshortened along its length, and its symbols with it)."""
+    centers = np.array([s.center for s in group])
+    center = centers.mean(axis=0)
+    axis = group[0].axis
+    across = np.array([-axis[1], axis[0]])
+    if len(group) > 1:
+        # The line through the symbols runs along the card more truly than a symbol's own
+        # axis (a squiggle's wanders).
+        step = centers[np.argmax(centers @ across)] - centers[np.argmin(centers @ across)]
+        across = step / max(float(np.linalg.norm(step)), 1e-9)
+        axis = np.array([across[1], -across[0]])
+    card_width = float(np.median([s.length for s in group])) / _SYMBOL_LENGTH
+    squash = float(np.median([s.thickness / s.length for s in group])) / (_SYMBOL_THICKNESS / _SYMBOL_LENGTH)
+    card_length = _FLAT_ASPECT * card_width * min(max(squash, 0.5), 1.1)
+    half_w, half_l = axis * card_width / 2, across * card_length / 2
+    corners = np.array([center - half_w - half_l, center + half_w - half_l,
+                        center + half_w + half_l, center - half_w + half_l])
+    return order_corners(corners.astype(np.float32))
+
+
+def _snapped_to_edges(corners: npt.NDArray[np.float32], gradient: npt.NDArray[np.float32]
+                      ) -> npt.NDArray[np.float32]:
+    """The quad with each side moved along its normal, by up to 0.15 of the card's width, to
+    where the image's ``gradient`` magnitude along it is strongest, portrait-ordered."""
+    height, width = gradient.shape
+    quad = corners.astype(np.float64)
+    center = quad.mean(axis=0)
+    reach = 0.15 * short_side(corners)
+    offsets = np.linspace(-reach, reach, 13)
+    lines = []
+    for k in range(4):
+        start, end = quad[k], quad[NEXT[k]]
+        direction = end - start
+        normal = np.array([-direction[1], direction[0]]) / max(float(np.linalg.norm(direction)), 1e-9)
+        if normal @ ((start + end) / 2 - center) < 0:
+            normal = -normal
+        points = start + _SIDE_STEPS[:, None] * direction                          # (P, 2)
+        moved = points[None] + offsets[:, None, None] * normal                     # (O, P, 2)
+        xs = np.clip(np.round(moved[..., 0]).astype(int), 0, width - 1)
+        ys = np.clip(np.round(moved[..., 1]).astype(int), 0, height - 1)
+        best = offsets[int(np.argmax(gradient[ys, xs].mean(axis=1)))]
+        lines.append((start + best * normal, direction))
+    snapped = []
+    for k in range(4):  # corner k where side k - 1 meets side k
+        (a, d), (b, e) = lines[k - 1], lines[k]
+        cross = d[0] * e[1] - d[1] * e[0]
+        if abs(cross) < 1e-9:
+            return corners
+        t = ((b[0] - a[0]) * e[1] - (b[1] - a[1]) * e[0]) / cross
+        snapped.append(a + t * d)
+    return order_corners(np.array(snapped, np.float32))
 
 
 def _paper_colour_mask(image: npt.NDArray[np.uint8], cards: list[CardQuad],
@@ -975,7 +1254,10 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
         if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
             continue
-        if candidate.guess and any(_covers(k, candidate) for k in kept):
+        # (A quad over twice the typical card is no card: it hides no card found from its
+        # symbols lying on it.)
+        if candidate.guess and any(_covers(k, candidate) and not (
+                candidate.from_symbols and k.area > 2.0 * typical(k.center)) for k in kept):
             continue
         kept.append(candidate)
     dropped: set[int] = set()
