@@ -504,7 +504,7 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
             # Its paper is judged a little inside the outline, which may still be a little off.
             center = corners.sum(axis=0) / 4
             score, colour, ink = _paper_fraction(image, center + _SYMBOL_CARD_INSET * (corners - center))
-            if (score < 0.6 or ink < _NEIGHBOUR_INK * typical_ink
+            if (score < 0.6 or ink < INK_RATIO * typical_ink
                     or np.abs(_tint(colour) - paper_tint).max() > 0.04):
                 continue
             face = segment_ink(warp_card(image, corners))
