@@ -202,7 +202,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             candidates.extend(neighbours)
             cards = settled()
         # Cards that no map outlines, found from their symbols.
-        from_symbols = _cards_from_symbols(cards, small, maps, region)
+        from_symbols = _cards_from_symbols(cards, small, maps)
         if from_symbols:
             candidates.extend(from_symbols)
             cards = settled()
@@ -468,8 +468,8 @@ _SYMBOL_THICKNESS = 0.33
 _SYMBOL_PITCH = (1.1, 1.75)
 
 
-def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps,
-                        region: _Region | None) -> list[CardQuad]:
+def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps
+                        ) -> list[CardQuad]:
     """Cards outlined round groups of symbols outside the ``cards`` found (`_symbols_outside`,
     `_symbol_groups`), each snapped to the edges round it where they show, and kept only where
     its margin is paper of the others' tint, its ink as strong as theirs, and its face shows
@@ -480,7 +480,9 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
     if len(whole) < 3:
         return []
     typical = _typical_area_model(_plain_unless_few(whole))
-    groups = _symbol_groups(_symbols_outside(cards, maps.darkest, typical, region))
+    # (Everywhere, not only round the paper the cards found leave unexplained: a card in a
+    # deep shadow is no paper to any map, yet its symbols show.)
+    groups = _symbol_groups(_symbols_outside(cards, maps.darkest, typical))
     if not groups:
         return []
     height, width = image.shape[:2]
@@ -535,12 +537,10 @@ def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8]
 
 
 def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
-                     typical: Callable[[npt.NDArray[np.float32]], float], region: _Region | None
-                     ) -> list[_Symbol]:
-    """The symbol-like ink blobs outside the ``cards`` (and inside the ``region``, if given):
-    darker (in the darkest channel) than the brightest nearby by a good part of the cards' ink
-    strength, the size and shape of a symbol of a card of the typical size there, and ringed
-    by paper.
+                     typical: Callable[[npt.NDArray[np.float32]], float]) -> list[_Symbol]:
+    """The symbol-like ink blobs outside the ``cards``: darker (in the darkest channel) than
+    the brightest nearby by a good part of the cards' ink strength, the size and shape of a
+    symbol of a card of the typical size there, and ringed by paper.
 
     The brightest nearby is a grey closing over a little more than a symbol's thickness, so it
     is the paper round a symbol; the gaps between cards on a dark table come out as ink too,
@@ -557,8 +557,6 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
     depth = cv2.subtract(nearby, darkest).astype(np.float32)
     ink = ((depth > np.maximum(_SYMBOL_INK * typical_ink * nearby_f, 10.0))
            & (nearby_f > _SHADOWED_PAPER * paper_level)).astype(np.uint8) * 255
-    if region is not None:
-        cv2.bitwise_and(ink, region.mask, dst=ink)
     for card in cards:
         cv2.fillConvexPoly(ink, np.round(grow_quad(card.corners, 2.0)).astype(np.int32), 0)
     # (The strokes of an outline symbol break up in a small card.)
