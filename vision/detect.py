@@ -1246,7 +1246,9 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     loose = set() if image is None else _loose_outlines(candidates, image)
 
     def preference(quad: CardQuad) -> float:
-        weight = 0.5 if quad.guess or id(quad) in loose else 1.0
+        # (A card found from its symbols was found where no card was: what it competes with
+        # are the outlines that lost there, a block or a card with a strip of table.)
+        weight = 0.5 if (quad.guess and not quad.from_symbols) or id(quad) in loose else 1.0
         return weight * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
 
     kept: list[CardQuad] = []
