@@ -1303,6 +1303,13 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             if others and image is not None and not blank(quad):
                 symbols.update(j for j in others if blank(kept[j]))
             card_sized = [j for j in card_sized if j not in symbols]
+        elif len(card_sized) >= 2 and image is not None and not blank(quad):
+            # A card holding small blank quads the size of a checked cloth's cells (the paper
+            # between its symbols), which set the typical size, is no block of cards: close-up
+            # 7015, a card on a cloth of pale cells, was dropped for two such patches. (The
+            # halves of a block of two cards are half its size, and may show no symbols when
+            # blurred.)
+            card_sized = [j for j in card_sized if not (kept[j].area < 0.25 * quad.area and blank(kept[j]))]
         if len(card_sized) >= 2:
             dropped.add(i)
             continue
