@@ -17,9 +17,11 @@ camera makes two cards end to end look like one) and is split there. Once some c
 found, their paper colour gives one more map (it tells cards from a pale patterned table), they
 are taken out of the maps and the rest is searched again, so that a row of touching cards
 comes apart card by card; and a found card's outline laid next to it, where there is paper and
-edges trace it, finds a neighbour whose seam does not show at all. The typical card size is a
-function of the place in the image (perspective makes near cards larger), and a card's symbols
-must stand out of its paper about as strongly as the other cards' do.
+edges trace it, finds a neighbour whose seam does not show at all. Where no map outlines a card
+at all (a pale stripe or a sheet the tone of its paper, a deep shadow), its printed symbols,
+grouped card by card, place it. The typical card size is a function of the place in the image
+(perspective makes near cards larger), and a card's symbols must stand out of its paper about
+as strongly as the other cards' do.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ class CardQuad:
     ink: float = 0.0
     # Cut by the frame edge and judged paper only along its other sides (see `_card_quad`).
     judged_without_frame_side: bool = False
-    # A guess outlined round its symbols (`_cards_from_symbols`): where it lies on a sheet or a
-    # strip of table the colour of its paper, the quad round them all must not hide it.
+    # A guess outlined round its symbols (`_cards_from_symbols`): weighed as a plain candidate
+    # in the merge, and not hidden by a quad far larger than a card (a sheet it lies on).
     from_symbols: bool = False
     center: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     area: float = field(init=False, repr=False, compare=False)
@@ -472,9 +474,10 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
                         ) -> list[CardQuad]:
     """Cards outlined round groups of symbols outside the ``cards`` found (`_symbols_outside`,
     `_symbol_groups`), each snapped to the edges round it where they show, and kept only where
-    its margin is paper of the others' tint, its ink as strong as theirs, and its face shows
-    as many symbols as the group, centred. They are guesses: any candidate found plainly wins,
-    but for a quad far larger than a card (the sheet of paper the card lies on).
+    its margin is paper of the others' tint, its ink as strong as a card's must be
+    (`INK_RATIO`), and its face shows as many symbols as the group, centred. They are guesses
+    (they never set the typical card), but weighed in the merge as plain candidates, and not
+    hidden by a quad far larger than a card (the sheet of paper the card lies on).
     """
     whole = [c for c in cards if not c.partial]
     if len(whole) < 3:
