@@ -167,13 +167,18 @@ def gingham(height: int, width: int, period_x: float, period_y: float, seed: int
 
 def lay_card(image: np.ndarray, card: Card, corners: np.ndarray) -> None:
     """Draw ``card``'s face (the real print's layout) into ``image`` at ``corners``."""
-    face = render_card(card, width=300, background=(225, 228, 230))
+    paste_face(image, render_card(card, width=300, background=(225, 228, 230)), corners)
+
+
+def paste_face(image: np.ndarray, face: np.ndarray, corners: np.ndarray,
+               border: int = cv2.BORDER_CONSTANT) -> None:
+    """Warp the picture ``face`` into ``image`` at ``corners``, drawing only inside them."""
     height, width = face.shape[:2]
     source = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
     matrix = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
     size = (image.shape[1], image.shape[0])
     inside = cv2.warpPerspective(np.full((height, width), 255, np.uint8), matrix, size) > 128
-    image[inside] = cv2.warpPerspective(face, matrix, size)[inside]
+    image[inside] = cv2.warpPerspective(face, matrix, size, borderMode=border)[inside]
 
 
 def test_the_cells_of_a_checked_cloth_round_a_close_up_card_are_no_cards() -> None:
@@ -688,14 +693,9 @@ def lay_face(image: np.ndarray, card: Card, corners: np.ndarray, paper: tuple[in
     from vision.render import PrintStyle
 
     style = PrintStyle(paper=tuple(v / 255 for v in paper))  # type: ignore[arg-type]
-    face = render_card(card, width=300, style=style, background=paper)
-    height, width = face.shape[:2]
-    source = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
-    matrix = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
-    size = (image.shape[1], image.shape[0])
-    inside = cv2.warpPerspective(np.full((height, width), 255, np.uint8), matrix, size) > 128
     # (Replicated, the face's border pixels draw no dark line round it.)
-    image[inside] = cv2.warpPerspective(face, matrix, size, borderMode=cv2.BORDER_REPLICATE)[inside]
+    paste_face(image, render_card(card, width=300, style=style, background=paper), corners,
+               cv2.BORDER_REPLICATE)
 
 
 @pytest.mark.parametrize("card", ["1 red solid oval", "2 green outline diamond", "2 purple striped squiggle"])

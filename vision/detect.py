@@ -534,9 +534,12 @@ def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8]
             or corners[:, 0].max() > width - 1 - BORDER_MARGIN
             or corners[:, 1].max() > height - 1 - BORDER_MARGIN):
         return False
-    inside = np.zeros_like(taken)
-    cv2.fillConvexPoly(inside, np.round(corners).astype(np.int32), 255)
-    return np.count_nonzero(inside & taken) <= 0.2 * np.count_nonzero(inside)
+    # (Drawn only in its bounding box: this runs for every outline tried.)
+    outline = np.round(corners).astype(np.int32)
+    x, y, w, h = cv2.boundingRect(outline)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, outline - [x, y], 255)
+    return np.count_nonzero(inside & taken[y:y + h, x:x + w]) <= 0.2 * np.count_nonzero(inside)
 
 
 def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
@@ -569,7 +572,8 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
     for contour in contours:
         if len(contour) < 4:
             continue
-        symbol = _symbol_of(cv2.convexHull(contour))
+        hull = cv2.convexHull(contour)
+        symbol = _symbol_of(hull)
         if symbol is None:
             continue
         card_width = math.sqrt(typical(symbol.center.astype(np.float32)) / _FLAT_ASPECT)
@@ -577,7 +581,7 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
         if not (0.5 * card_width <= symbol.length <= 1.05 * card_width
                 and 0.22 * symbol.length <= symbol.thickness <= 0.7 * symbol.length):
             continue
-        if _ringed_by_paper(contour, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+        if _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
             symbols.append(symbol)
     return symbols
 
@@ -609,16 +613,16 @@ def _symbol_of(hull: npt.NDArray[np.int32]) -> _Symbol | None:
     return _Symbol(center, length, thickness, axis)
 
 
-def _ringed_by_paper(contour: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8],
+def _ringed_by_paper(hull: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8],
                      nearby: npt.NDArray[np.uint8], reach: int) -> bool:
-    """Whether nearly all of a ring ``reach`` pixels wide round a blob is as bright as the
-    brightest nearby: paper, not the table between cards."""
+    """Whether nearly all of a ring ``reach`` pixels wide round a blob (its convex ``hull``) is
+    as bright as the brightest nearby: paper, not the table between cards."""
     height, width = darkest.shape
-    x, y, w, h = cv2.boundingRect(contour)
+    x, y, w, h = cv2.boundingRect(hull)
     x0, y0 = max(0, x - reach), max(0, y - reach)
     x1, y1 = min(width, x + w + reach), min(height, y + h + reach)
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(blob, cv2.convexHull(contour) - [x0, y0], 255)
+    cv2.fillConvexPoly(blob, hull - [x0, y0], 255)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
     ring = (cv2.dilate(blob, disc) > 0) & (blob == 0)
     bright = darkest[y0:y1, x0:x1][ring] >= 0.8 * nearby[y0:y1, x0:x1][ring].astype(np.float32)
