@@ -718,3 +718,24 @@ def test_a_card_on_a_sheet_of_its_own_paper_is_found_from_its_symbols(card: str)
     cards = find_cards(image)
     assert len(cards) == 5
     assert min(same_quad(c.corners, order_corners(hidden)) for c in cards) < 8.0
+
+
+@pytest.mark.parametrize("card", ["2 green solid squiggle", "1 purple outline diamond"])
+def test_symbols_are_found_in_a_card_that_a_patterned_table_rings_with_ink(card: str) -> None:
+    # On a checked cloth whose pale cells are brighter than the cards' paper, the cloth's
+    # bands are as dark against the cells as a symbol against its paper: "ink" in one web
+    # round every card, each card a hole in it. A card no map outlines (left out of the cards
+    # found here) still shows its symbols, in the hole.
+    image = gingham(480, 720, 40, 40)
+    paper = (205, 208, 210)
+    names = ["2 red solid diamond", "1 green striped oval", "3 purple outline oval", "2 red outline squiggle"]
+    truths = [card_corners(90 + 130 * (i % 2), 110 + 250 * (i // 2), 3 * i - 4, width=100, height=156)
+              for i in range(4)]
+    hidden = card_corners(520, 240, 80, width=100, height=156)
+    for corners, name in zip(truths + [hidden], names + [card]):
+        lay_face(image, Card.parse(name), corners, paper)
+    found = [c for c in find_cards(image) if np.linalg.norm(c.center - hidden.mean(axis=0)) > 50]
+    assert len(found) == 4
+    symbols = detect._symbols_outside(found, detect._Maps(image).darkest, _typical_area_model(found))
+    inside = [s for s in symbols if cv2.pointPolygonTest(hidden, tuple(map(float, s.center)), False) > 0]
+    assert len(inside) == Card.parse(card).count

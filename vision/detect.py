@@ -567,10 +567,16 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
         cv2.fillConvexPoly(ink, np.round(grow_quad(card.corners, 2.0)).astype(np.int32), 0)
     # (The strokes of an outline symbol break up in a small card.)
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE3)
-    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # Every blob's outer boundary, also of those in a hole of another: a patterned table
+    # (a checked cloth's mid-tone lines) is "ink" round the card its symbols lie in.
+    contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     symbols = []
-    for contour in contours:
-        if len(contour) < 4:
+    largest = 2 * max(widths)  # (a symbol is at most a card wide, and cards nearer the camera larger)
+    for contour, links in zip(contours, hierarchy[0] if hierarchy is not None else []):
+        if len(contour) < 4 or links[3] >= 0:  # (a hole's boundary has a parent)
+            continue
+        _, _, box_width, box_height = cv2.boundingRect(contour)
+        if max(box_width, box_height) < 6 or max(box_width, box_height) > largest:
             continue
         hull = cv2.convexHull(contour)
         symbol = _symbol_of(hull)
