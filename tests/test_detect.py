@@ -318,6 +318,19 @@ def test_blocks_of_two_cards_do_not_tilt_the_typical_card_area() -> None:
         assert typical(np.array(place, np.float32)) == pytest.approx(50 * 78, rel=0.1)
 
 
+def test_one_quad_off_a_row_of_cards_does_not_tilt_the_typical_card_area() -> None:
+    # Six cards in one row say nothing about how the size changes across the row: a plane
+    # through them and one quad below (a box three cards in size) would fit every quad
+    # exactly, and make that quad's size typical of its place, and of the cards below.
+    # (Laid by hand: a few pixels off the line, a few percent apart in size.)
+    cards = [quad_at(100 + 70 * i, 150 + 4 * (-1) ** i, 50 * (1 + 0.03 * (-1) ** (i // 2)), 78)
+             for i in range(6)]
+    box = quad_at(300, 350, 87, 135)
+    typical = _typical_area_model(cards + [box])
+    for place in ((100, 150), (450, 150), (300, 350), (200, 450)):
+        assert typical(np.array(place, np.float32)) == pytest.approx(50 * 78, rel=0.1)
+
+
 def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:
     # Pale squares of a gingham cloth with a little weave texture are even, bright, and their
     # texture passes for faint ink; real symbols stand out far more.

@@ -1572,7 +1572,9 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         return lambda center: 1.0
     log_area = np.log(np.maximum([q.area for q in quads], 1.0))
     centers = np.array([q.center for q in quads], dtype=np.float64)
-    design = np.column_stack([centers, np.ones(len(quads))])
+    mean = centers.mean(axis=0)  # (small numbers for the fit)
+    design = np.column_stack([centers - mean, np.ones(len(quads))])
+    card_width = math.sqrt(math.exp(float(np.median(log_area))) / _FLAT_ASPECT)
 
     def refined(coefficients: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], int]:
         """The plane refitted to the quads that agree with it, and how many agree at the end."""
@@ -1581,7 +1583,7 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
             agree = np.abs(log_area - design @ coefficients) < limit
             if agree.sum() < 6:
                 break
-            coefficients, *_ = np.linalg.lstsq(design[agree], log_area[agree], rcond=None)
+            coefficients = _plane_through(design[agree, :2], log_area[agree], card_width)
             limit = 0.3
         return coefficients, int(np.count_nonzero(np.abs(log_area - design @ coefficients) < _CLOSE_FIT))
 
@@ -1590,14 +1592,67 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         # Seen steeply, the near cards can be twice and the far ones half the median size:
         # too few agree with the median to start the fit from it, but a plane through all of
         # them finds the slope (it is taken only where more cards agree with it at the end).
-        tilted, tilted_agreeing = refined(np.linalg.lstsq(design, log_area, rcond=None)[0])
+        tilted, tilted_agreeing = refined(_plane_through(design[:, :2], log_area, card_width))
         if tilted_agreeing > agreeing:
             coefficients = tilted
 
     def typical(center: npt.NDArray[np.float32]) -> float:
-        return float(np.exp(coefficients[0] * center[0] + coefficients[1] * center[1]
+        return float(np.exp(coefficients[0] * (center[0] - mean[0]) + coefficients[1] * (center[1] - mean[1])
                             + coefficients[2]))
     return typical
+
+
+def _plane_through(points: npt.NDArray[np.float64], values: npt.NDArray[np.float64], card_width: float
+                   ) -> npt.NDArray[np.float64]:
+    """The least-squares plane (slope x, slope y, value at 0, 0) through ``values`` at the
+    (x, y) ``points``, fitted without the points that alone decide a slope (leverage over
+    0.7): cards in one row and a box beside it would fit a plane exactly, whatever the box's
+    size, and it would set the size beside the row. Points within a fraction of a
+    ``card_width`` of one line (a row of cards, however jittered) say nothing of the slope
+    across it: it is fitted along the line only. (In closed form: this runs a dozen times a
+    frame, and NumPy's solvers cost 20-70 us a call on such small matrices.)"""
+    offset, x, y, sxx, sxy, syy = _scatter(points)
+    determinant = sxx * syy - sxy * sxy
+    if determinant > 1e-6 * (sxx + syy) ** 2:
+        leverage = 1.0 / len(values) + (syy * x * x - 2 * sxy * x * y + sxx * y * y) / determinant
+        checked = leverage <= _HIGH_LEVERAGE
+        if not checked.all() and checked.sum() >= 3:
+            points, values = points[checked], values[checked]
+            offset, x, y, sxx, sxy, syy = _scatter(points)
+            determinant = sxx * syy - sxy * sxy
+    mean_value = float(values.mean())
+    sxv, syv = float(x @ (values - mean_value)), float(y @ (values - mean_value))
+    # The smaller spread of the points about their mean (an eigenvalue of the 2 x 2 scatter).
+    half_sum, half_difference = (sxx + syy) / 2, (sxx - syy) / 2
+    radius = math.hypot(half_difference, sxy)
+    if half_sum - radius < len(values) * (_ROW_WIDTH * card_width) ** 2:
+        # Along the line only: the direction of the larger spread.
+        dx, dy = (half_difference + radius, sxy) if half_difference >= 0 else (sxy, radius - half_difference)
+        norm = math.hypot(dx, dy)
+        if norm == 0.0:
+            return np.array([0.0, 0.0, mean_value])
+        dx, dy = dx / norm, dy / norm
+        spread = dx * dx * sxx + 2 * dx * dy * sxy + dy * dy * syy
+        rate = (dx * sxv + dy * syv) / spread if spread > 0 else 0.0
+        slope_x, slope_y = rate * dx, rate * dy
+    else:
+        slope_x = (syy * sxv - sxy * syv) / determinant
+        slope_y = (sxx * syv - sxy * sxv) / determinant
+    return np.array([slope_x, slope_y, mean_value - slope_x * offset[0] - slope_y * offset[1]])
+
+
+def _scatter(points: npt.NDArray[np.float64]
+             ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float, float, float]:
+    """The mean of (x, y) ``points``, their x and y about it, and the sums of x x, x y and y y."""
+    offset = points.mean(axis=0)
+    x, y = (points - offset).T
+    return offset, x, y, float(x @ x), float(x @ y), float(y @ y)
+
+
+# Centres within this many card widths (standard deviation) of one line are a row of cards.
+_ROW_WIDTH = 0.25
+# A point whose leverage in a plane fit is over this decides a slope alone.
+_HIGH_LEVERAGE = 0.7
 
 
 # Cards near each other look the same size within about 15% (log area 0.15), whatever the
