@@ -1596,9 +1596,12 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         if tilted_agreeing > agreeing:
             coefficients = tilted
 
+    # (The fit's offset folded into plain floats once: this is asked for every candidate.)
+    slope_x, slope_y = float(coefficients[0]), float(coefficients[1])
+    intercept = float(coefficients[2]) - slope_x * float(mean[0]) - slope_y * float(mean[1])
+
     def typical(center: npt.NDArray[np.float32]) -> float:
-        return float(np.exp(coefficients[0] * (center[0] - mean[0]) + coefficients[1] * (center[1] - mean[1])
-                            + coefficients[2]))
+        return math.exp(slope_x * float(center[0]) + slope_y * float(center[1]) + intercept)
     return typical
 
 
