@@ -216,6 +216,25 @@ def test_beside_one_card_a_cut_card_must_be_of_its_paper() -> None:
     assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
 
 
+def test_on_a_many_coloured_rug_a_cut_card_found_plainly_may_lie_on_any_of_its_colours() -> None:
+    # Each whole card lies on another patch of the rug, so no one tint is the table's: a cut card
+    # found plainly lies on a red patch as far from the typical tint as the whole cards' own
+    # patches are. A guess there (the card art on a box) and a sliver stay dropped.
+    image = np.full((720, 960, 3), (120, 120, 120), np.uint8)
+    paper, cut_corners = (232.0, 236.0, 238.0), np.array([[0, 400], [60, 400], [60, 525], [0, 525]], np.float32)
+    cards = []
+    for x, patch in ((300, (150, 60, 40)), (480, (60, 60, 170)), (660, (160, 150, 210))):
+        cv2.rectangle(image, (x - 60, 120), (x + 60, 280), patch, -1)
+        cards.append(dataclasses.replace(quad_at(x, 200, 80, 125), ink=0.8, paper=paper))
+    cv2.rectangle(image, (0, 320), (959, 600), (60, 60, 170), -1)
+    cut_card = CardQuad(order_corners(cut_corners), True, 1.0, ink=0.8, paper=paper)
+    box_art = CardQuad(order_corners(cut_corners + [900, 0]), True, 1.0, ink=0.8, paper=paper, guess=True)
+    sliver = CardQuad(order_corners(np.array([[0, 540], [25, 540], [25, 590], [0, 590]], np.float32)),
+                      True, 1.0, ink=0.8, paper=paper)
+    kept = _keep_consistent([*cards, cut_card, box_art, sliver], image)
+    assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
+
+
 def test_non_cards_are_ignored() -> None:
     image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
     draw_card(image, card_corners(120, 200, 10))

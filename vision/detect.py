@@ -1715,6 +1715,20 @@ def _tint(colour: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return values / max(float(values.sum()), 1e-6)
 
 
+def _table_tint(colours: list[npt.NDArray[np.float64]]) -> tuple[npt.NDArray[np.float64] | None, float]:
+    """The typical tint of what the whole cards lie on (their ``colours`` just outside), and how
+    far from it a cut card's surroundings may be: 0.06, or as far as the whole cards' own are
+    from it where the table is many-coloured (a rug), where no one tint is the table's."""
+    if not colours:
+        return None, _TABLE_TINT_SPREAD
+    tints = np.array([_tint(colour) for colour in colours])
+    typical = np.median(tints, axis=0)
+    return typical, max(_TABLE_TINT_SPREAD, float(np.abs(tints - typical).max()))
+
+
+_TABLE_TINT_SPREAD = 0.06
+
+
 def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
     """Drop candidates far off the typical card size (a box, a sheet of paper, a symbol blob).
 
@@ -1787,8 +1801,8 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
                   np.median([_tint(c.paper) for c in plain_whole], axis=0) if plain_whole else None)
     # What each card lies on, needed only to judge cut cards against the whole ones.
     outside = _outside_colours(image, [c.corners for c in cards]) if len(whole) >= 3 else None
-    table_tint = (np.median([_tint(colour) for card, colour in zip(cards, outside) if not card.partial],
-                            axis=0) if outside is not None else None)
+    table_tint, table_spread = _table_tint(
+        [colour for card, colour in zip(cards, outside) if not card.partial] if outside is not None else [])
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth.
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
@@ -1800,7 +1814,12 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
         if card.partial and paper_tint is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
                 continue  # a cut "card" whose paper is not the colour of the others: not a card
-            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > 0.06:
+            # (On a many-coloured table, only a cut card found plainly and showing half a card
+            # or more may lie on a tint the whole cards' surroundings barely show: slivers
+            # of a pale patch of rug at the frame edge are guesses or small.)
+            spread = (table_spread if not card.guess and card.area >= 0.5 * typical_area
+                      else _TABLE_TINT_SPREAD)
+            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > spread:
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             # (No larger than a whole card may be, either: a patch of pale table at the frame
