@@ -127,6 +127,40 @@ def test_a_card_cut_by_the_frame_through_its_symbols_is_found_partial(cut: int) 
     assert abs(cards[2].center[0] - 520) < 4
 
 
+def paper_outline(mask: np.ndarray) -> tuple[np.ndarray, float]:
+    """The largest blob's outline in a binary map, and its area."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    return outline, cv2.contourArea(outline)
+
+
+def test_a_cut_card_whose_ink_opens_its_paper_onto_the_frame_edge_is_found_as_a_guess() -> None:
+    # The frame cuts the card just above its middle symbol, and a stroke of ink (a cut symbol's
+    # ring in the edge map) joins that symbol to the frame edge: the paper's blob is deeply
+    # notched, too little like a quad as it stands. Its last symbol is whole.
+    image = np.full((480, 640, 3), (40, 70, 110), np.uint8)
+    corners = card_corners(320, 30, 0, 120, 187)  # 124 of its 187 px in view
+    draw_three_bars(image, corners)
+    cv2.line(image, (300, 0), (300, 20), (60, 150, 30), 3)
+    paper = np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8)
+    outline, area = paper_outline(paper)
+    assert detect._card_quad(outline, area, image, 0.5) is None
+    card = detect._cut_card_with_notches_closed(outline, image, 0.5)
+    assert card is not None and card.partial and card.guess
+    assert same_quad(card.corners, np.array([[260, 0], [380, 0], [380, 123], [260, 123]], np.float32)) < 3
+
+
+def test_pale_stripes_joined_at_the_frame_edge_close_into_no_card() -> None:
+    # Closed along the frame, pale stripes of a cloth joined by a card-white bar are a solid
+    # card-like block; it shows no symbol.
+    image = np.full((480, 640, 3), (40, 70, 110), np.uint8)
+    for y in range(100, 260, 40):
+        cv2.rectangle(image, (0, y), (120, y + 25), (235, 238, 240), -1)
+    cv2.rectangle(image, (100, 100), (125, 245), (235, 238, 240), -1)
+    outline, _ = paper_outline(np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8))
+    assert detect._cut_card_with_notches_closed(outline, image, 0.5) is None
+
+
 def test_a_strip_of_table_from_the_frame_edge_longer_than_a_card_is_no_cut_card() -> None:
     # No piece of a card reaches further than the card's diagonal; a pale stripe of a cloth
     # running from the frame edge to the cards does.

@@ -956,6 +956,8 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], maps: _Maps, found: list[CardQua
                and 0.9 < q.area / (rw * rh) < 1.1 for q in found):
             continue  # the same card, already found in an earlier map
         quad = _card_quad(contour, area, image, inset) if area >= _RECTANGLE_FILL * rw * rh else None
+        if quad is None:
+            quad = _cut_card_with_notches_closed(contour, image, inset)
         if quad is not None:
             quads.append(quad)
         elif area >= 2 * min_area and not _is_band(area, rw, rh):
@@ -964,6 +966,42 @@ def _quads_in_mask(mask: npt.NDArray[np.uint8], maps: _Maps, found: list[CardQua
                 parts = _split_along_edges(contour, image, maps.edges, min_area)
             quads.extend(parts)
     return quads
+
+
+def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDArray[np.uint8],
+                                  inset: float) -> CardQuad | None:
+    """The cut card a blob at the frame edge traces once the notches it opens onto the frame edge
+    are closed, as a guess; None when it touches no frame edge or is no card even so.
+
+    The frame cuts a card anywhere, often through a symbol: the symbol's ink then opens the
+    card's paper onto the frame edge, a notch that makes the cut card look too little like a
+    quad to be one. Along the frame, a card's paper runs straight from one of its sides to the
+    other. Pale stripes of a cloth joined by the cards on them close into a block just as well:
+    the block must show a symbol, and is only a guess, which any plain candidate for the place
+    outweighs.
+    """
+    height, width = image.shape[:2]
+    x, y, w, h = cv2.boundingRect(contour)
+    left, top = x <= BORDER_MARGIN, y <= BORDER_MARGIN
+    right, bottom = x + w - 1 >= width - 1 - BORDER_MARGIN, y + h - 1 >= height - 1 - BORDER_MARGIN
+    if not (left or top or right or bottom):
+        return None
+    blob = np.zeros((h, w), np.uint8)
+    cv2.drawContours(blob, [contour - [x, y]], -1, 255, -1)
+    before = cv2.countNonZero(blob)
+    for touches, line in ((top, blob[0]), (bottom, blob[-1]), (left, blob[:, 0]), (right, blob[:, -1])):
+        on = np.flatnonzero(line)
+        if touches and len(on):
+            line[on[0]:on[-1] + 1] = 255
+    outlines, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    closed = max(outlines, key=cv2.contourArea)
+    area = cv2.contourArea(closed)
+    if area <= before or not _fills_its_rectangle(closed, area):
+        return None
+    quad = _card_quad(closed + np.array([x, y], np.int32), area, image, inset)
+    if quad is None or not _shows_symbols(image, quad):
+        return None
+    return dataclasses.replace(quad, guess=True)
 
 
 def _is_band(area: float, width: float, height: float) -> bool:
