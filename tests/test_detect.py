@@ -592,6 +592,20 @@ def test_a_patch_of_table_at_the_frame_edge_twice_a_card_in_size_is_no_grazed_ca
     assert sorted(map(id, kept)) == sorted(map(id, cards))
 
 
+def test_a_quad_reaching_out_of_the_frame_is_no_grazed_card() -> None:
+    # A card near the frame edge outlined together with a patch of rug beside it: the quad has
+    # a whole card's size and proportions, but a corner 13 px out of the frame. A card only
+    # grazed by the edge is all in view; this one stays a cut card, which is not read.
+    image = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    cards = [dataclasses.replace(quad_at(300 + 150 * i, 300, 118, 185), ink=0.6) for i in range(4)]
+    reaching_out = CardQuad(order_corners(np.array([[157, 546], [271, 550], [265, 722], [147, 733]],
+                                                   np.float32)), True, 1.0, ink=0.6)
+    grazed = CardQuad(order_corners(card_corners(500, 627, 0, 118, 185)), True, 1.0, ink=0.6)
+    kept = {id(card.corners): card for card in _keep_consistent(cards + [reaching_out, grazed], image)}
+    assert not kept[id(grazed.corners)].partial
+    assert kept[id(reaching_out.corners)].partial
+
+
 def test_cards_on_a_white_table_brighter_than_them_are_found() -> None:
     # A white table under a spotlight, lit brighter than the cards at its middle: every
     # whiteness map takes the table for one big card holding the real ones as its symbols.

@@ -1862,8 +1862,11 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
         if card.partial:
             # (No larger than a whole card may be, either: a patch of pale table at the frame
             # edge, far from the cards, can have their proportions at twice their size.)
+            # A card only grazed by the edge has its whole outline in view: a quad reaching
+            # out of the frame outlines a cut card together with what lies beside it.
             grazed = (0.85 * typical_area <= card.area <= 2.0 * typical_area
-                      and 0.85 * typical_aspect <= aspect(card.corners) <= 1.15 * typical_aspect)
+                      and 0.85 * typical_aspect <= aspect(card.corners) <= 1.15 * typical_aspect
+                      and _in_view(card.corners, image.shape[1], image.shape[0]))
             if grazed:
                 kept.append(dataclasses.replace(card, partial=False))
             # Less than a third of a card in view cannot be read, and such slivers at the
@@ -1881,6 +1884,13 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
               and _aspect_fits(aspect(card.corners), typical_aspect)):
             kept.append(card)
     return kept
+
+
+def _in_view(corners: npt.NDArray[np.float32], width: int, height: int) -> bool:
+    """Whether every corner of a quad lies in a ``width`` x ``height`` image, give or take the
+    border margin."""
+    return bool((corners >= -BORDER_MARGIN).all() and (corners[:, 0] <= width - 1 + BORDER_MARGIN).all()
+                and (corners[:, 1] <= height - 1 + BORDER_MARGIN).all())
 
 
 # A flat SET card's long side over its short side (57 x 89 mm).
