@@ -269,6 +269,19 @@ def test_on_a_many_coloured_rug_a_cut_card_found_plainly_may_lie_on_any_of_its_c
     assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
 
 
+def test_a_card_a_cable_cuts_in_two_is_found_whole() -> None:
+    # A dark cable across a card cuts its paper into two pieces, neither card-like; the five
+    # cards round it are found as usual.
+    image = np.full((480, 640, 3), (60, 110, 170), np.uint8)
+    centres = [(x, y) for y in (150, 350) for x in (120, 280, 440)]
+    for x, y in centres:
+        draw_three_bars(image, card_corners(x, y, 0, 110, 170))
+    cv2.line(image, (360, 250), (560, 460), (25, 25, 25), 5, cv2.LINE_AA)
+    cards = find_cards(image)
+    assert len(cards) == 6
+    assert all(min(np.hypot(*(card.center - centre)) for card in cards) < 4 for centre in centres)
+
+
 def test_non_cards_are_ignored() -> None:
     image = np.full((400, 500, 3), (60, 90, 130), np.uint8)  # wood-ish
     draw_card(image, card_corners(120, 200, 10))

@@ -208,7 +208,37 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
         if from_symbols:
             candidates.extend(from_symbols)
             cards = settled()
+        # A cable or pen across a card cuts its paper in two pieces, neither card-like: with
+        # thin dark lines bridged, the card is whole again. Such a card is looked for only
+        # where no card is kept, and its pieces give way to it. (At the frame edge, bridging
+        # joins the pale table round a cut card into card-like patches; a cut card lost is
+        # not read anyway.)
+        whole = [card for card in cards if not card.partial]
+        typical = _typical_area_model(_plain_unless_few(whole)) if len(whole) >= 3 else None
+        bridged = [dataclasses.replace(quad, guess=True) for quad in
+                   _quads_in_mask(_bridged(maps.global_white), maps, [], 0.5, smallest, region)
+                   if not quad.partial and typical is not None
+                   and _size_mismatch(quad, typical(quad.center)) < _BRIDGED_SIZE
+                   and not any(_covers(quad, card) or _covers(card, quad) for card in cards)]
+        if bridged:
+            # (Its pieces: smaller parts of it, not two cards a bridge joined.)
+            candidates[:] = [quad for quad in candidates if not any(
+                quad.area < 0.75 * joined.area and _overlap(quad, joined)[0] > 0.8 * quad.area
+                for joined in bridged)]
+            candidates.extend(bridged)
+            cards = settled()
     return finished()
+
+
+def _bridged(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """A binary map with dark lines up to about 8 pixels wide bridged (a morphological closing)."""
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _BRIDGE)
+
+
+_BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+# A card made whole by bridging is within this of the typical card's size (log area ratio):
+# bridging also joins two cards lying close, or pale cells of a cloth.
+_BRIDGED_SIZE = 0.3
 
 
 def _lies_inside(quad: CardQuad, other: CardQuad) -> bool:
