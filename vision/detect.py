@@ -1010,11 +1010,9 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     the block must show a symbol, and is only a guess, which any plain candidate for the place
     outweighs.
     """
-    height, width = image.shape[:2]
     x, y, w, h = cv2.boundingRect(contour)
-    left, top = x <= BORDER_MARGIN, y <= BORDER_MARGIN
-    right, bottom = x + w - 1 >= width - 1 - BORDER_MARGIN, y + h - 1 >= height - 1 - BORDER_MARGIN
-    if not (left or top or right or bottom):
+    top, bottom, left, right = _frame_edges_touched((x, y, w, h), image.shape)
+    if not (top or bottom or left or right):
         return None
     blob = np.zeros((h, w), np.uint8)
     cv2.drawContours(blob, [contour - [x, y]], -1, 255, -1)
@@ -1057,9 +1055,7 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
     quad_area = cv2.contourArea(quad)
     if quad_area <= 0 or not MIN_FILL <= area / quad_area <= 1.08:
         return None
-    xs, ys = contour[:, 0, 0], contour[:, 0, 1]
-    partial = bool(xs.min() <= BORDER_MARGIN or ys.min() <= BORDER_MARGIN
-                   or xs.max() >= width - 1 - BORDER_MARGIN or ys.max() >= height - 1 - BORDER_MARGIN)
+    partial = any(_frame_edges_touched(cv2.boundingRect(contour), image.shape))
     corners = order_corners(grow_quad(quad, inset))
     if not partial and not MIN_ASPECT <= aspect(corners) <= MAX_ASPECT:
         return None
@@ -1076,6 +1072,16 @@ def _card_quad(contour: npt.NDArray[np.int32], area: float, image: npt.NDArray[n
         return None
     return CardQuad(corners, partial, score=float(area / quad_area) * paper, paper=colour, ink=ink,
                     guess=without_frame_side, judged_without_frame_side=without_frame_side)
+
+
+def _frame_edges_touched(box: tuple[int, int, int, int], shape: tuple[int, ...]
+                         ) -> tuple[bool, bool, bool, bool]:
+    """Which edges of an image of ``shape`` a blob whose bounding box is ``box`` (x, y, w, h)
+    reaches, within the border margin: top, bottom, left, right."""
+    x, y, w, h = box
+    height, width = shape[:2]
+    return (y <= BORDER_MARGIN, y + h - 1 >= height - 1 - BORDER_MARGIN,
+            x <= BORDER_MARGIN, x + w - 1 >= width - 1 - BORDER_MARGIN)
 
 
 def _inner_sides(corners: npt.NDArray[np.float32], width: int, height: int) -> int:
