@@ -829,6 +829,49 @@ def test_symbols_are_found_in_a_card_that_a_patterned_table_rings_with_ink(card:
         lay_face(image, Card.parse(name), corners, paper)
     found = [c for c in find_cards(image) if np.linalg.norm(c.center - hidden.mean(axis=0)) > 50]
     assert len(found) == 4
-    symbols = detect._symbols_outside(found, detect._Maps(image).darkest, _typical_area_model(found))
+    typical = _typical_area_model(found)
+    widest = max(np.sqrt(typical(c.center) / 1.56) for c in found)
+    symbols = detect._symbols_outside(found, detect._Maps(image).darkest, typical, widest,
+                                      float(np.median([c.ink for c in found])),
+                                      float(np.median([min(c.paper) for c in found])))
     inside = [s for s in symbols if cv2.pointPolygonTest(hidden, tuple(map(float, s.center)), False) > 0]
     assert len(inside) == Card.parse(card).count
+
+
+def test_cards_across_the_pale_stripes_of_a_cloth_are_found_from_their_symbols_alone() -> None:
+    # Stripes as white as the cards' paper join every card into a stripe in every whiteness
+    # map, and no card is outlined whole, so no card tells the symbols' size: they are looked
+    # for at each of a few sizes.
+    paper = (226, 228, 230)
+    rng = np.random.default_rng(5)
+    rows = np.arange(540)[:, None, None]
+    image = np.where((rows // 22) % 2 == 0, np.array(paper, np.uint8), np.array((150, 70, 40), np.uint8))
+    image = np.broadcast_to(image, (540, 720, 3)).copy()
+    names = ["1 red solid oval", "1 green striped diamond", "1 purple solid squiggle",
+             "1 red outline oval", "1 green solid diamond", "1 purple striped oval"]
+    truths = [card_corners(120 + 240 * (i % 3), 150 + 240 * (i // 3), 25 * i - 60, width=46, height=72)
+              for i in range(6)]
+    for corners, name in zip(truths, names):
+        lay_face(image, Card.parse(name), corners, paper)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    from vision.quad import quad_iou
+
+    cards = find_cards(image)
+    assert len(cards) == 6  # 2, both stripes, before cards were looked for from symbols alone
+    for truth in truths:
+        assert max(quad_iou(c.corners, truth) for c in cards) > 0.75
+
+
+def test_symbol_like_blobs_on_a_darker_tinted_ground_are_no_cards() -> None:
+    # A rug's dark blobs ringed by its paler ground look like symbols on paper, at many
+    # sizes; the ground is darker and more tinted than card paper, and the blobs' sizes
+    # follow no perspective.
+    rng = np.random.default_rng(11)
+    image = np.full((540, 720, 3), (110, 140, 175), np.uint8)
+    for _ in range(40):
+        center = (int(rng.integers(30, 690)), int(rng.integers(30, 510)))
+        length = int(rng.integers(8, 60))
+        axes = (length, int(length * rng.uniform(0.3, 0.6)))
+        cv2.ellipse(image, center, axes, float(rng.uniform(0, 180)), 0, 360, (90, 50, 40), -1, cv2.LINE_AA)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    assert find_cards(image) == []

@@ -171,6 +171,14 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
             if explained:
                 return finished()
     cards = settled()
+    # A table as pale as the cards' paper (pale stripes) may outline no card in any map: then
+    # the cards are looked for from their symbols alone.
+    if sum(not card.partial for card in cards) < 3:
+        alone = _cards_from_symbols_alone(cards, small, maps)
+        if alone:
+            candidates[:] = [quad for quad in candidates if not _holds_several(quad, alone)]
+            candidates.extend(alone)
+            cards = settled()
     # The cards found so far show what this deck's paper looks like under this light: a map of
     # that colour separates the other cards from a pale table far better than whiteness does.
     paper_mask = _paper_colour_mask(small, cards, region)
@@ -513,25 +521,121 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
     if len(whole) < 3:
         return []
     typical = _typical_area_model(_plain_unless_few(whole))
+    widths = [math.sqrt(typical(c.center) / _FLAT_ASPECT) for c in whole]
+    typical_ink = float(np.median([c.ink for c in whole]))
+    paper_level = float(np.median([min(c.paper) for c in whole]))
     # (Everywhere, not only round the paper the cards found leave unexplained: a card in a
     # deep shadow is no paper to any map, yet its symbols show.)
-    groups = _symbol_groups(_symbols_outside(cards, maps.darkest, typical))
+    symbols = _symbols_outside(cards, maps.darkest, typical, max(widths), typical_ink, paper_level)
+    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
+    return _cards_round_groups(_symbol_groups(symbols), cards, image, maps, typical_ink, paper_tint)
+
+
+def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps
+                              ) -> list[CardQuad]:
+    """Cards outlined round groups of symbols where the maps found fewer than three whole
+    ``cards``: then no typical card tells the symbols' size, ink and paper, so symbols are
+    looked for at each of a few card sizes in turn, with ink as faint as a card's may be.
+
+    A card on a cloth of its own paper's tone (pale stripes) shows no outline to any map, and
+    a block of cards laid edge to edge shows none between them: a whole table of them gives no
+    card to start from. The symbols are looked for everywhere, inside what the maps found too
+    (a block's outline holds several cards); a card found here where the maps found one is
+    left to the maps, and a quad of the maps holding two or more is a block (the caller drops
+    it). What is found counts only when three or more cards (with those of the maps) have
+    bright paper of one tint, a card's size for their place and an edge along a side: one or
+    two symbol-like groups are as likely a box's printed art or a pattern.
+    """
+    whole = [c for c in cards if not c.partial]
+    if len(whole) >= 3:
+        return []
+    paper_level = _percentile(maps.darkest.ravel()[::7].astype(np.float32), 0.95)
+    # Every size, even beside a card or two found (those may be blocks of cards: taking
+    # their size lost all of a dev scene's 12 cards found here), largest first: a symbol is
+    # seen whole where the closing spans it, and seen at the smaller sizes too (as its
+    # outline's strokes), where it is left out.
+    symbols: list[_Symbol] = []
+    for card_width in sorted(_ALONE_CARD_WIDTHS, reverse=True):
+        def typical(center: npt.NDArray[np.float32], area: float = card_width ** 2 * _FLAT_ASPECT) -> float:
+            return area
+        symbols += [symbol for symbol in
+                    _symbols_outside([], maps.darkest, typical, card_width, _ALONE_INK, paper_level)
+                    if not any(np.hypot(*(symbol.center - other.center)) < 0.5 * other.thickness
+                               for other in symbols)]
+    # Cards' paper is among the brightest things in view, and a card's outline shows
+    # somewhere; a rug's or a cloth's pattern gives symbol-like blobs on a darker ground,
+    # with no edge round them.
+    found = _cards_round_groups(_symbol_groups(symbols), [], image, maps, _ALONE_INK, None,
+                                paper_floor=_ALONE_PAPER * paper_level, edge_ratio=_ALONE_EDGE)
+    plain = [c for c in whole if not _holds_several(c, found)]
+    found = [f for f in found if not any(_covers(c, f) for c in plain)]
+    if len(found) + len(plain) < 3:
+        return []
+    # They are of one tint, and their sizes follow one perspective (a pattern's blobs come
+    # at every size).
+    if found:
+        paper_tint = np.median([_tint(c.paper) for c in found + plain], axis=0)
+        found = [c for c in found if np.abs(_tint(c.paper) - paper_tint).max() <= 0.04]
+    if found:
+        typical = _typical_area_model(found + plain)
+        found = [c for c in found if _size_mismatch(c, typical(c.center)) < _ALONE_SIZE]
+    return found if len(found) + len(plain) >= 3 else []
+
+
+def _strongest_side(corners: npt.NDArray[np.float32], gradient: npt.NDArray[np.float32]) -> float:
+    """The largest, over a quad's four sides, of the median ``gradient`` magnitude along it."""
+    height, width = gradient.shape
+    strongest = 0.0
+    for k in range(4):
+        points = corners[k] + _SIDE_STEPS[:, None] * (corners[NEXT[k]] - corners[k])
+        xs = np.clip(np.round(points[:, 0]).astype(int), 0, width - 1)
+        ys = np.clip(np.round(points[:, 1]).astype(int), 0, height - 1)
+        strongest = max(strongest, float(np.median(gradient[ys, xs])))
+    return strongest
+
+
+def _holds_several(quad: CardQuad, cards: list[CardQuad]) -> bool:
+    """Whether two or more of the ``cards`` lie inside ``quad``: it outlines a block of cards."""
+    return sum(_lies_inside(card, quad) for card in cards) >= 2
+
+
+# The card widths (pixels, in the detection-scale image) tried when no card shows the size:
+# each finds symbols of cards 0.7 to 1.5 times as wide. And the cards' ink strength assumed
+# (scenes' medians are 0.26-0.99 on the dev scenes; at 0.3, paper a shade darker than a pale
+# stripe beside it is taken for ink, and the symbols run together with it).
+_ALONE_CARD_WIDTHS = (20.0, 40.0, 80.0, 160.0)
+_ALONE_INK = 0.6
+# Their paper at least this bright for the brightest in view (the 95th percentile of the
+# darkest channel), and their area within this log ratio of the typical card's there.
+_ALONE_PAPER = 0.5
+_ALONE_SIZE = 0.7
+# A card's edge shows along one side at least (against the table, a shadow, a neighbour):
+# the median gradient magnitude (Sobel) along it this fraction of its paper's brightness. A
+# pattern's blob on a plain ground is ringed by ground, with no edge where a card's would be.
+_ALONE_EDGE = 0.08
+
+
+def _cards_round_groups(groups: list[list[_Symbol]], cards: list[CardQuad], image: npt.NDArray[np.uint8],
+                        maps: _Maps, typical_ink: float, paper_tint: npt.NDArray[np.float64] | None,
+                        paper_floor: float = 0.0, edge_ratio: float = 0.0) -> list[CardQuad]:
+    """The cards the symbol ``groups`` are printed on, outside the ``cards``: each outline
+    estimated from its group, snapped to the edges round it where they show, kept where its
+    margin is paper (of ``paper_tint``, if given, and no channel darker than ``paper_floor``),
+    its ink as strong as a card's must be (`INK_RATIO` of ``typical_ink``), an edge shows
+    along one side at least (`_strongest_side` at least ``edge_ratio`` of the paper's darkest
+    channel) and its face shows as many symbols as the group, centred."""
     if not groups:
         return []
     height, width = image.shape[:2]
     taken = np.zeros((height, width), np.uint8)
     for card in cards:
         cv2.fillConvexPoly(taken, np.round(card.corners).astype(np.int32), 255)
-    gradient = cv2.magnitude(cv2.Sobel(maps.whiteness, cv2.CV_32F, 1, 0),
-                             cv2.Sobel(maps.whiteness, cv2.CV_32F, 0, 1))
-    paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
-    typical_ink = float(np.median([c.ink for c in whole]))
     found = []
     for group in groups:
         estimate = _card_round_symbols(group)
         # The outline estimated from the symbols is off by a few percent; the card's own
         # edges, where they show, place it exactly, but may be another card's edges.
-        for corners in (_snapped_to_edges(estimate, gradient), estimate):
+        for corners in (_snapped_to_edges(estimate, maps.gradient), estimate):
             if not _clear_inside(corners, taken, width, height):
                 continue
             if not 0.8 < cv2.contourArea(corners) / cv2.contourArea(estimate) < 1.25:
@@ -539,8 +643,10 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
             # Its paper is judged a little inside the outline, which may still be a little off.
             center = corners.sum(axis=0) / 4
             score, colour, ink = _paper_fraction(image, center + _SYMBOL_CARD_INSET * (corners - center))
-            if (score < 0.6 or ink < INK_RATIO * typical_ink
-                    or np.abs(_tint(colour) - paper_tint).max() > 0.04):
+            if (score < 0.6 or ink < INK_RATIO * typical_ink or min(colour) < paper_floor
+                    or (paper_tint is not None and np.abs(_tint(colour) - paper_tint).max() > 0.04)):
+                continue
+            if edge_ratio and _strongest_side(corners, maps.gradient) < edge_ratio * min(colour):
                 continue
             face = segment_ink(warp_card(image, corners))
             if len(face.symbols) != len(group) or not shows_symbols(face) or symbols_off_centre(face):
@@ -573,22 +679,21 @@ def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8]
 
 
 def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
-                     typical: Callable[[npt.NDArray[np.float32]], float]) -> list[_Symbol]:
+                     typical: Callable[[npt.NDArray[np.float32]], float], largest_width: float,
+                     typical_ink: float, paper_level: float) -> list[_Symbol]:
     """The symbol-like ink blobs outside the ``cards``: darker (in the darkest channel) than
-    the brightest nearby by a good part of the cards' ink strength, the size and shape of a
-    symbol of a card of the typical size there, and ringed by paper.
+    the brightest nearby by a good part of the cards' ink strength (``typical_ink``), the size
+    and shape of a symbol of a card of the ``typical`` area there (the largest card
+    ``largest_width`` pixels wide), not in deep shadow (for paper of ``paper_level``), and
+    ringed by paper.
 
     The brightest nearby is a grey closing over a little more than a symbol's thickness, so it
     is the paper round a symbol; the gaps between cards on a dark table come out as ink too,
     but are ringed by table, not paper.
     """
-    whole = [c for c in cards if not c.partial]
-    widths = [math.sqrt(typical(c.center) / _FLAT_ASPECT) for c in whole]
-    size = int(round(0.5 * max(widths))) | 1
+    size = int(round(0.5 * largest_width)) | 1
     nearby = cv2.morphologyEx(darkest, cv2.MORPH_CLOSE,
                               cv2.getStructuringElement(cv2.MORPH_RECT, (size, size)))
-    typical_ink = float(np.median([c.ink for c in whole]))
-    paper_level = float(np.median([min(c.paper) for c in whole]))
     nearby_f = nearby.astype(np.float32)
     depth = cv2.subtract(nearby, darkest).astype(np.float32)
     ink = ((depth > np.maximum(_SYMBOL_INK * typical_ink * nearby_f, 10.0))
@@ -601,7 +706,7 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
     # (a checked cloth's mid-tone lines) is "ink" round the card its symbols lie in.
     contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     symbols = []
-    largest = 2 * max(widths)  # (a symbol is at most a card wide, and cards nearer the camera larger)
+    largest = 2 * largest_width  # (a symbol is at most a card wide, and cards nearer the camera larger)
     for contour, links in zip(contours, hierarchy[0] if hierarchy is not None else []):
         if len(contour) < 4 or links[3] >= 0:  # (a hole's boundary has a parent)
             continue
@@ -825,6 +930,12 @@ class _Maps:
         """The darkest channel smoothed: high only for bright pixels with no colour lagging
         (paper)."""
         return cv2.GaussianBlur(self.darkest, (5, 5), 0)
+
+    @cached_property
+    def gradient(self) -> npt.NDArray[np.float32]:
+        """The whiteness's gradient magnitude: where card edges are."""
+        return cv2.magnitude(cv2.Sobel(self.whiteness, cv2.CV_32F, 1, 0),
+                             cv2.Sobel(self.whiteness, cv2.CV_32F, 0, 1))
 
     @cached_property
     def equalised(self) -> npt.NDArray[np.uint8]:
