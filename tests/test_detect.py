@@ -875,3 +875,26 @@ def test_symbol_like_blobs_on_a_darker_tinted_ground_are_no_cards() -> None:
         cv2.ellipse(image, center, axes, float(rng.uniform(0, 180)), 0, 360, (90, 50, 40), -1, cv2.LINE_AA)
     image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
     assert find_cards(image) == []
+
+
+def test_tiny_cards_across_pale_stripes_are_found_from_their_symbols() -> None:
+    # Cards 22 pixels wide: two or three symbols with 2-3 pixels of blank between them, which
+    # closing the ink's gaps would join into one blob that is no symbol.
+    from vision.quad import quad_iou
+
+    paper = (226, 228, 230)
+    rng = np.random.default_rng(5)
+    rows = np.arange(540)[:, None, None]
+    image = np.where((rows // 14) % 2 == 0, np.array(paper, np.uint8), np.array((150, 70, 40), np.uint8))
+    image = np.broadcast_to(image, (540, 720, 3)).copy()
+    names = ["2 red solid oval", "3 green solid diamond", "2 purple solid squiggle",
+             "3 red solid oval", "2 green solid diamond", "3 purple solid oval"]
+    truths = [card_corners(120 + 240 * (i % 3), 150 + 240 * (i // 3), 25 * i - 60, width=22, height=34)
+              for i in range(6)]
+    for corners, name in zip(truths, names):
+        lay_face(image, Card.parse(name), corners, paper)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == 6  # 2, both stripes, with the gaps closed
+    for truth in truths:
+        assert max(quad_iou(c.corners, truth) for c in cards) > 0.75

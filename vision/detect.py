@@ -700,8 +700,10 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
            & (nearby_f > _SHADOWED_PAPER * paper_level)).astype(np.uint8) * 255
     for card in cards:
         cv2.fillConvexPoly(ink, np.round(grow_quad(card.corners, 2.0)).astype(np.int32), 0)
-    # (The strokes of an outline symbol break up in a small card.)
-    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE3)
+    # (The strokes of an outline symbol break up in a small card; in a tiny one they are
+    # blurred solid, and the blank between its symbols is only 2-3 pixels: closing joins them.)
+    if largest_width > _UNCLOSED_WIDTH:
+        ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE3)
     # Every blob's outer boundary, also of those in a hole of another: a patterned table
     # (a checked cloth's mid-tone lines) is "ink" round the card its symbols lie in.
     contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -726,6 +728,9 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
             symbols.append(symbol)
     return symbols
 
+
+# Symbols in cards no wider than this (pixels) are looked for without closing the ink's gaps.
+_UNCLOSED_WIDTH = 25
 
 # A symbol's ink is darker than the paper round it by this fraction of the cards' typical ink
 # strength (outline strokes in a small card are faint).
