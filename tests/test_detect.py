@@ -831,7 +831,7 @@ def test_symbols_are_found_in_a_card_that_a_patterned_table_rings_with_ink(card:
     assert len(found) == 4
     typical = _typical_area_model(found)
     widest = max(np.sqrt(typical(c.center) / 1.56) for c in found)
-    symbols = detect._symbols_outside(found, detect._Maps(image).darkest, typical, widest,
+    symbols, _ = detect._symbols_outside(found, detect._Maps(image).darkest, typical, widest,
                                       float(np.median([c.ink for c in found])),
                                       float(np.median([min(c.paper) for c in found])))
     inside = [s for s in symbols if cv2.pointPolygonTest(hidden, tuple(map(float, s.center)), False) > 0]
@@ -898,3 +898,19 @@ def test_tiny_cards_across_pale_stripes_are_found_from_their_symbols() -> None:
     assert len(cards) == 6  # 2, both stripes, with the gaps closed
     for truth in truths:
         assert max(quad_iou(c.corners, truth) for c in cards) > 0.75
+
+
+def test_a_blob_of_symbols_run_together_is_taken_for_their_stack() -> None:
+    # Two ovals 60 pixels long and 26 thick at a pitch of 35 run together into one blob 60
+    # long and 61 thick: it is no symbol, but it may be two (or three thinner) symbols.
+    blob = detect._Symbol(np.array([100.0, 100.0]), 60.0, 61.0, np.array([1.0, 0.0]))
+    stacks = detect._stacked_symbols(blob, card_width=86.0)
+    pairs = [stack for stack in stacks if len(stack) == 2 and stack[0].length == 60.0]
+    assert len(pairs) == 1
+    first, second = pairs[0]
+    assert abs(first.thickness - 26.0) < 1.0
+    assert abs(abs(second.center[1] - first.center[1]) - 35.0) < 1.5 and second.center[0] == first.center[0]
+    assert all(np.allclose(symbol.axis, [1.0, 0.0]) for symbol in pairs[0])
+    # A blob far too long for a card of that width is no stack of its symbols.
+    assert detect._stacked_symbols(detect._Symbol(np.array([0.0, 0.0]), 200.0, 61.0, np.array([1.0, 0.0])),
+                                   card_width=86.0) == []

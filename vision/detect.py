@@ -526,9 +526,9 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
     paper_level = float(np.median([min(c.paper) for c in whole]))
     # (Everywhere, not only round the paper the cards found leave unexplained: a card in a
     # deep shadow is no paper to any map, yet its symbols show.)
-    symbols = _symbols_outside(cards, maps.darkest, typical, max(widths), typical_ink, paper_level)
+    symbols, stacks = _symbols_outside(cards, maps.darkest, typical, max(widths), typical_ink, paper_level)
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
-    return _cards_round_groups(_symbol_groups(symbols), cards, image, maps, typical_ink, paper_tint)
+    return _cards_round_groups(_symbol_groups(symbols) + stacks, cards, image, maps, typical_ink, paper_tint)
 
 
 def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps
@@ -555,17 +555,18 @@ def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8
     # seen whole where the closing spans it, and seen at the smaller sizes too (as its
     # outline's strokes), where it is left out.
     symbols: list[_Symbol] = []
+    stacks: list[list[_Symbol]] = []
     for card_width in sorted(_ALONE_CARD_WIDTHS, reverse=True):
         def typical(center: npt.NDArray[np.float32], area: float = card_width ** 2 * _FLAT_ASPECT) -> float:
             return area
-        symbols += [symbol for symbol in
-                    _symbols_outside([], maps.darkest, typical, card_width, _ALONE_INK, paper_level)
-                    if not any(np.hypot(*(symbol.center - other.center)) < 0.5 * other.thickness
-                               for other in symbols)]
+        seen, stacked = _symbols_outside([], maps.darkest, typical, card_width, _ALONE_INK, paper_level)
+        symbols += [symbol for symbol in seen if not any(
+            np.hypot(*(symbol.center - other.center)) < 0.5 * other.thickness for other in symbols)]
+        stacks += stacked
     # Cards' paper is among the brightest things in view, and a card's outline shows
     # somewhere; a rug's or a cloth's pattern gives symbol-like blobs on a darker ground,
     # with no edge round them.
-    found = _cards_round_groups(_symbol_groups(symbols), [], image, maps, _ALONE_INK, None,
+    found = _cards_round_groups(_symbol_groups(symbols) + stacks, [], image, maps, _ALONE_INK, None,
                                 paper_floor=_ALONE_PAPER * paper_level, edge_ratio=_ALONE_EDGE)
     plain = [c for c in whole if not _holds_several(c, found)]
     found = [f for f in found if not any(_covers(c, f) for c in plain)]
@@ -680,12 +681,15 @@ def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8]
 
 def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
                      typical: Callable[[npt.NDArray[np.float32]], float], largest_width: float,
-                     typical_ink: float, paper_level: float) -> list[_Symbol]:
+                     typical_ink: float, paper_level: float
+                     ) -> tuple[list[_Symbol], list[list[_Symbol]]]:
     """The symbol-like ink blobs outside the ``cards``: darker (in the darkest channel) than
     the brightest nearby by a good part of the cards' ink strength (``typical_ink``), the size
     and shape of a symbol of a card of the ``typical`` area there (the largest card
     ``largest_width`` pixels wide), not in deep shadow (for paper of ``paper_level``), and
-    ringed by paper.
+    ringed by paper. And the blobs that are the two or three symbols of one card run together
+    (blurred, or squiggles nearly touching), each as the groups of symbols it may be
+    (`_stacked_symbols`).
 
     The brightest nearby is a grey closing over a little more than a symbol's thickness, so it
     is the paper round a symbol; the gaps between cards on a dark table come out as ink too,
@@ -708,6 +712,7 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
     # (a checked cloth's mid-tone lines) is "ink" round the card its symbols lie in.
     contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     symbols = []
+    stacks = []
     largest = 2 * largest_width  # (a symbol is at most a card wide, and cards nearer the camera larger)
     for contour, links in zip(contours, hierarchy[0] if hierarchy is not None else []):
         if len(contour) < 4 or links[3] >= 0:  # (a hole's boundary has a parent)
@@ -721,12 +726,38 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
             continue
         card_width = math.sqrt(typical(symbol.center.astype(np.float32)) / _FLAT_ASPECT)
         # (A card seen steeply is narrower than its area says, and its symbols thinner.)
-        if not (0.5 * card_width <= symbol.length <= 1.05 * card_width
+        if (0.5 * card_width <= symbol.length <= 1.05 * card_width
                 and 0.22 * symbol.length <= symbol.thickness <= 0.7 * symbol.length):
+            if _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+                symbols.append(symbol)
             continue
-        if _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
-            symbols.append(symbol)
-    return symbols
+        stacked = _stacked_symbols(symbol, card_width)
+        if stacked and _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+            stacks.extend(stacked)
+    return symbols, stacks
+
+
+def _stacked_symbols(blob: _Symbol, card_width: float) -> list[list[_Symbol]]:
+    """The groups of two or three symbols a blob (seen as one `_Symbol`) may be, run together
+    on a card about ``card_width`` wide: the symbols' length across the stack, their number
+    and pitch along it, each way round the blob's axes that fits a card's print (a stack may
+    be longer along either axis, as many symbols and as foreshortened as it is)."""
+    hypotheses = []
+    across = np.array([-blob.axis[1], blob.axis[0]])
+    for length, extent, along in ((blob.length, blob.thickness, across),
+                                  (blob.thickness, blob.length, blob.axis)):
+        if not 0.5 * card_width <= length <= 1.05 * card_width:
+            continue
+        axis = blob.axis if along is across else across
+        for count in (2, 3):
+            # k symbols of thickness t at a pitch of 1.35 t span (1.35 k - 0.35) t.
+            thickness = extent / (1.35 * count - 0.35)
+            if not 0.22 * length <= thickness <= 0.7 * length:
+                continue
+            offsets = (np.arange(count) - (count - 1) / 2) * 1.35 * thickness
+            hypotheses.append([_Symbol(blob.center + offset * along, length, thickness, axis)
+                               for offset in offsets])
+    return hypotheses
 
 
 # Symbols in cards no wider than this (pixels) are looked for without closing the ink's gaps.
