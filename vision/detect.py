@@ -535,7 +535,7 @@ def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8
                               ) -> list[CardQuad]:
     """Cards outlined round groups of symbols where the maps found fewer than three whole
     ``cards``: then no typical card tells the symbols' size, ink and paper, so symbols are
-    looked for at each of a few card sizes in turn, with ink as faint as a card's may be.
+    looked for at each of a few card sizes in turn, with a typical card's ink assumed.
 
     A card on a cloth of its own paper's tone (pale stripes) shows no outline to any map, and
     a block of cards laid edge to edge shows none between them: a whole table of them gives no
@@ -574,9 +574,8 @@ def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8
         return []
     # They are of one tint, and their sizes follow one perspective (a pattern's blobs come
     # at every size).
-    if found:
-        paper_tint = np.median([_tint(c.paper) for c in found + plain], axis=0)
-        found = [c for c in found if np.abs(_tint(c.paper) - paper_tint).max() <= 0.04]
+    paper_tint = np.median([_tint(c.paper) for c in found + plain], axis=0)
+    found = [c for c in found if np.abs(_tint(c.paper) - paper_tint).max() <= 0.04]
     if found:
         typical = _typical_area_model(found + plain)
         found = [c for c in found if _size_mismatch(c, typical(c.center)) < _ALONE_SIZE]
@@ -744,20 +743,24 @@ def _stacked_symbols(blob: _Symbol, card_width: float) -> list[list[_Symbol]]:
     be longer along either axis, as many symbols and as foreshortened as it is)."""
     hypotheses = []
     across = np.array([-blob.axis[1], blob.axis[0]])
-    for length, extent, along in ((blob.length, blob.thickness, across),
-                                  (blob.thickness, blob.length, blob.axis)):
+    # (The symbols' length along the blob's axis and the stack across it, or the other way.)
+    for length, extent, axis, along in ((blob.length, blob.thickness, blob.axis, across),
+                                        (blob.thickness, blob.length, across, blob.axis)):
         if not 0.5 * card_width <= length <= 1.05 * card_width:
             continue
-        axis = blob.axis if along is across else across
         for count in (2, 3):
-            # k symbols of thickness t at a pitch of 1.35 t span (1.35 k - 0.35) t.
-            thickness = extent / (1.35 * count - 0.35)
+            # k symbols of thickness t at a pitch of p t span (p k - (p - 1)) t.
+            thickness = extent / (_STACK_PITCH * count - (_STACK_PITCH - 1))
             if not 0.22 * length <= thickness <= 0.7 * length:
                 continue
-            offsets = (np.arange(count) - (count - 1) / 2) * 1.35 * thickness
+            offsets = (np.arange(count) - (count - 1) / 2) * _STACK_PITCH * thickness
             hypotheses.append([_Symbol(blob.center + offset * along, length, thickness, axis)
                                for offset in offsets])
     return hypotheses
+
+
+# The pitch of a card's stacked symbols, in symbol thicknesses (the prints' 1.2-1.55).
+_STACK_PITCH = 1.35
 
 
 # Symbols in cards no wider than this (pixels) are looked for without closing the ink's gaps.
