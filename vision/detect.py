@@ -106,13 +106,17 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
         small_cards = not whole or np.median([short_side(c.corners) for c in whole]) * scale < 45
         if small_cards:
             full_scale = min(1.0, 2 * scale)
-            again = _find_at_scale(image, full_scale)
+            # (Where the symbols-alone search found no card at this scale, it is not run again:
+            # a close-up of a card or two, where it runs, pays for it once.)
+            again = _find_at_scale(image, full_scale,
+                                   from_symbols_alone=any(card.from_symbols for card in cards))
             if len(again) > len(cards):
                 cards = again
     return cards
 
 
-def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]:
+def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alone: bool = True
+                   ) -> list[CardQuad]:
     # Shrinking a little (a webcam frame), bilinear is 3x cheaper than pixel-area averaging
     # and as good for outlines; shrinking a lot, only averaging keeps noise and fine stripes
     # from aliasing into the maps.
@@ -173,7 +177,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float) -> list[CardQuad]
     cards = settled()
     # A table as pale as the cards' paper (pale stripes) may outline no card in any map: then
     # the cards are looked for from their symbols alone.
-    if sum(not card.partial for card in cards) < 3:
+    if from_symbols_alone and sum(not card.partial for card in cards) < 3:
         alone = _cards_from_symbols_alone(cards, small, maps)
         if alone:
             candidates[:] = [quad for quad in candidates if not _holds_several(quad, alone)]
