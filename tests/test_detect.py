@@ -838,24 +838,31 @@ def test_symbols_are_found_in_a_card_that_a_patterned_table_rings_with_ink(card:
     assert len(inside) == Card.parse(card).count
 
 
+def cards_across_stripes(names: list[str], stripe: int, width: float, height: float
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Six cards laid in two rows across a cloth of ``stripe``-pixel stripes, alternately of the
+    cards' own paper and dark blue, with sensor noise: the image and the cards' corners."""
+    paper = (226, 228, 230)
+    rng = np.random.default_rng(5)
+    rows = np.arange(540)[:, None, None]
+    image = np.where((rows // stripe) % 2 == 0, np.array(paper, np.uint8), np.array((150, 70, 40), np.uint8))
+    image = np.broadcast_to(image, (540, 720, 3)).copy()
+    truths = [card_corners(120 + 240 * (i % 3), 150 + 240 * (i // 3), 25 * i - 60, width=width, height=height)
+              for i in range(6)]
+    for corners, name in zip(truths, names):
+        lay_face(image, Card.parse(name), corners, paper)
+    return np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8), truths
+
+
 def test_cards_across_the_pale_stripes_of_a_cloth_are_found_from_their_symbols_alone() -> None:
     # Stripes as white as the cards' paper join every card into a stripe in every whiteness
     # map, and no card is outlined whole, so no card tells the symbols' size: they are looked
     # for at each of a few sizes.
-    paper = (226, 228, 230)
-    rng = np.random.default_rng(5)
-    rows = np.arange(540)[:, None, None]
-    image = np.where((rows // 22) % 2 == 0, np.array(paper, np.uint8), np.array((150, 70, 40), np.uint8))
-    image = np.broadcast_to(image, (540, 720, 3)).copy()
-    names = ["1 red solid oval", "1 green striped diamond", "1 purple solid squiggle",
-             "1 red outline oval", "1 green solid diamond", "1 purple striped oval"]
-    truths = [card_corners(120 + 240 * (i % 3), 150 + 240 * (i // 3), 25 * i - 60, width=46, height=72)
-              for i in range(6)]
-    for corners, name in zip(truths, names):
-        lay_face(image, Card.parse(name), corners, paper)
-    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
     from vision.quad import quad_iou
 
+    image, truths = cards_across_stripes(
+        ["1 red solid oval", "1 green striped diamond", "1 purple solid squiggle",
+         "1 red outline oval", "1 green solid diamond", "1 purple striped oval"], 22, 46, 72)
     cards = find_cards(image)
     assert len(cards) == 6  # 2, both stripes, before cards were looked for from symbols alone
     for truth in truths:
@@ -882,18 +889,9 @@ def test_tiny_cards_across_pale_stripes_are_found_from_their_symbols() -> None:
     # closing the ink's gaps would join into one blob that is no symbol.
     from vision.quad import quad_iou
 
-    paper = (226, 228, 230)
-    rng = np.random.default_rng(5)
-    rows = np.arange(540)[:, None, None]
-    image = np.where((rows // 14) % 2 == 0, np.array(paper, np.uint8), np.array((150, 70, 40), np.uint8))
-    image = np.broadcast_to(image, (540, 720, 3)).copy()
-    names = ["2 red solid oval", "3 green solid diamond", "2 purple solid squiggle",
-             "3 red solid oval", "2 green solid diamond", "3 purple solid oval"]
-    truths = [card_corners(120 + 240 * (i % 3), 150 + 240 * (i // 3), 25 * i - 60, width=22, height=34)
-              for i in range(6)]
-    for corners, name in zip(truths, names):
-        lay_face(image, Card.parse(name), corners, paper)
-    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    image, truths = cards_across_stripes(
+        ["2 red solid oval", "3 green solid diamond", "2 purple solid squiggle",
+         "3 red solid oval", "2 green solid diamond", "3 purple solid oval"], 14, 22, 34)
     cards = find_cards(image)
     assert len(cards) == 6  # 2, both stripes, with the gaps closed
     for truth in truths:
