@@ -9,6 +9,7 @@ accuracy.
 
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR] [--model FILE]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
+    python bench/bench_scenes.py --scenes 90 --cards 0 --seed 11000  # empty tables, props and all
 """
 
 from __future__ import annotations
@@ -110,15 +111,20 @@ def main() -> None:
             totals = c
         if not c["scenes"]:
             continue
-        precision = c["found"] / max(c["found"] + c["false"], 1)
-        recall = c["found"] / max(c["expected"], 1)
-        rows.append([table, c["scenes"], c["expected"], f"{100 * precision:.1f}%", f"{100 * recall:.1f}%", c["cut"],
-                     f"{100 * c['read_right'] / max(c['read'], 1):.1f}%",
+        seen = c["found"] + c["false"]
+        precision = f"{100 * c['found'] / seen:.1f}%" if seen else "-"
+        # (Empty tables, --cards 0, have nothing to recall: their whole board is right when
+        # no card is seen.)
+        recall = f"{100 * c['found'] / c['expected']:.1f}%" if c["expected"] else "-"
+        rows.append([table, c["scenes"], c["expected"], precision, recall, c["false"], c["cut"],
+                     f"{100 * c['read_right'] / c['read']:.1f}%" if c["read"] else "-",
                      f"{100 * c['board_right'] / c['scenes']:.0f}%", f"{100 * c['sets_right'] / c['scenes']:.0f}%"])
     print(markdown_table(["table", "scenes", "cards", "detection precision", "detection recall",
-                         "cut cards reported partial", "card read right", "whole board right", "SET list right"], rows))
+                         "false cards", "cut cards reported partial", "card read right", "whole board right", "SET list right"], rows))
+    if not totals["read"]:
+        return
     print()
-    read = max(totals["read"], 1)
+    read = totals["read"]
     print(markdown_table(["attribute", "accuracy on cards found (full view)"],
                          [[a, f"{100 * attribute_right[a] / read:.2f}%"] for a in ATTRIBUTES]
                          + [["uncertain flags", f"{100 * totals['uncertain'] / read:.1f}% of cards"]]))

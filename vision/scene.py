@@ -310,7 +310,9 @@ def build_scene(seed: int, n_cards: int, size: tuple[int, int] = (960, 720), *, 
         fill = rng.uniform(1.08, 1.3) if partial else rng.uniform(0.6, 0.92)
     shift = tuple(rng.uniform(-0.12, 0.12, 2)) if partial else tuple(rng.uniform(-0.04, 0.04, 2))
     roll = float(rng.normal(0, 4)) if effects > 0 else 0.0
-    homography = camera_homography([p.plane for p in placed], (width, height), rng, tilt=tilt,
+    # An empty table is framed as if a game's twelve cards lay on it, and seen at that scale.
+    framed = placed or layout_cards(deal_cards(12, rng), "grid", rng, [deck_style] * 12)
+    homography = camera_homography([p.plane for p in framed], (width, height), rng, tilt=tilt,
                                    fill=fill, roll=roll, shift=shift)  # type: ignore[arg-type]
     spec = SceneSpec(width=width, height=height, table=table, layout=layout, cards=placed,
                      homography=homography, tilt=tilt, seed=seed, effects=effects,
