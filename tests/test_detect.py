@@ -237,6 +237,30 @@ def test_a_checked_cloth_alone_has_no_cards() -> None:
     assert Recognizer().read_board(image).cards == ()
 
 
+@pytest.mark.parametrize("table", ["dark-wood", "light-wood", "felt"])
+def test_an_empty_table_has_no_cards(table: str) -> None:
+    # A table before the deal, with its light, props and camera: planks and felt reaching the
+    # frame edge were taken for cut cards (and, beside them, for whole ones).
+    from vision.recognize import Recognizer
+    from vision.scene import generate_scene
+
+    recognizer = Recognizer()
+    for seed in range(8):
+        image, truth = generate_scene(seed, 0, size=(960, 720), table=table, effects=1.0)
+        assert truth["cards"] == []
+        assert recognizer.read_board(image).cards == (), f"seed {seed}"
+
+
+def test_a_cut_card_alone_is_kept_on_a_dark_table() -> None:
+    # The rule above must not lose a real cut card where no whole card is in view: its paper is
+    # grey and brighter than the table.
+    image = np.full((720, 960, 3), (50, 70, 95), np.uint8)
+    corners = card_corners(60, 360, 0, width=260, height=400)
+    draw_card(image, corners)
+    cards = find_cards(image)
+    assert len(cards) == 1 and cards[0].partial
+
+
 def test_beside_one_card_a_cut_card_must_be_of_its_paper() -> None:
     # A close-up of one card: beside it at the frame edge, a patch of wood passed for a cut card,
     # and a real cut card. Even one whole card shows the colour of this deck's paper here.

@@ -112,7 +112,25 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
                                    from_symbols_alone=any(card.from_symbols for card in cards))
             if len(again) > len(cards):
                 cards = again
-    return cards
+    return _without_table_patches(cards, image)
+
+
+def _without_table_patches(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+    """The ``cards`` less patches of table taken for cards where few whole cards are found.
+
+    Three whole cards or more show this deck's paper under this light, and every other card is
+    judged against them; with fewer, nothing is. A bare table then still gives its planks, felt
+    or rug patches as a card or a cut card. Card paper is nearly grey under any light a camera
+    balances, and a cut card with no whole card beside it is no darker than the table it lies on.
+    """
+    whole = [card for card in cards if not card.partial]
+    if len(whole) >= 3:
+        return cards
+    kept = [card for card in cards if _off_grey(card.paper) <= _GREY_PAPER]
+    if whole:
+        return kept
+    table_level = float(np.median(image[::4, ::4].max(axis=2)))
+    return [card for card in kept if max(card.paper) >= _CUT_PAPER_LEVEL * table_level]
 
 
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alone: bool = True
@@ -1941,6 +1959,20 @@ def _tint(colour: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness."""
     values = np.asarray(colour, dtype=np.float64)
     return values / max(float(values.sum()), 1e-6)
+
+
+def _off_grey(colour: npt.ArrayLike) -> float:
+    """How far a BGR colour's tint is from grey: its largest channel share's distance from 1/3."""
+    return float(np.abs(_tint(colour) - 1.0 / 3.0).max())
+
+
+# Card paper's tint stays this close to grey (0.11 at most under the warm webcam light of the
+# 12 labelled photos' cards; generated whole cards, warm and cool light: 99% within 0.09), where
+# wood, felt and rugs are 0.11-0.15 off.
+_GREY_PAPER = 0.10
+# A cut card with no whole one in view: its paper at least this fraction of the table's median
+# brightness (a plank's darker streak is well below it).
+_CUT_PAPER_LEVEL = 0.9
 
 
 def _table_tint(colours: list[npt.NDArray[np.float64]]) -> tuple[npt.NDArray[np.float64] | None, float]:
