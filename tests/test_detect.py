@@ -227,6 +227,14 @@ def test_the_cells_of_a_checked_cloth_round_a_close_up_card_are_no_cards() -> No
     assert same_quad(cards[0].corners, order_corners(truth)) < 4.0
 
 
+def test_the_far_cells_of_a_steeply_seen_checked_cloth_are_no_cards() -> None:
+    # Dev scene 5278: five cards near the camera, and far off the cloth's pale cells, shrunk by
+    # the tilt to a card's size there. The cells outnumbered the cards and set the standard;
+    # judged by the cards that show symbols, the cells still fit it where they lie, and won.
+    # Three cards or more with symbols are a standard that blank patches cannot outvote.
+    assert found_in_scene(5278, 5, "checked-cloth") == (5, 5)
+
+
 def test_a_checked_cloth_alone_has_no_cards() -> None:
     # Its pale cells are card-white and card-shaped, and the detector finds them; but not one
     # shows a printed symbol, so the board they make is empty.

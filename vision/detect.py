@@ -2039,7 +2039,12 @@ def _judged_by_symbols(cards: list[CardQuad], kept: list[CardQuad],
     showing_ids = {id(c) for c in showing}
     judged_whole = [c for c in judged if not c.partial]
     if 2 * sum(id(c) in showing_ids for c in judged_whole) < len(judged_whole):
-        return kept
+        if len(reference) < 3:
+            return kept
+        # Three cards or more with symbols are a standard, though: the blank patches that
+        # still fit it (the far cells of a checked cloth, as small as cards there, whole or
+        # cut by the frame) are patches.
+        return [c for c in judged if id(c) in showing_ids or (c.partial and _shows_symbols(image, c))]
     return judged
 
 
