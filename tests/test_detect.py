@@ -406,6 +406,18 @@ def test_typical_card_area_follows_steep_perspective() -> None:
         assert typical(np.array([250, y], np.float32)) == pytest.approx(scale * 40 * 62, rel=0.15)
 
 
+def test_a_patch_far_off_the_cards_size_does_not_flatten_the_typical_card_area() -> None:
+    # Dev scene 5488: a far row of three cards and a near row of three twice their size, and
+    # between them a blank patch of cloth a seventh of a card. Through all seven, the plane
+    # sagged, and the near cards looked too large for their place.
+    cards = [quad_at(150 + 200 * col, y, 100 * np.sqrt(scale), 156 * np.sqrt(scale))
+             for col in range(3) for y, scale in ((150, 1.0), (450, 2.0))]
+    patch = quad_at(250, 420, 40, 55)
+    typical = _typical_area_model(cards + [patch])
+    for y, scale in ((150, 1.0), (450, 2.0)):
+        assert typical(np.array([350, y], np.float32)) == pytest.approx(scale * 100 * 156, rel=0.1)
+
+
 def test_blocks_of_two_cards_do_not_tilt_the_typical_card_area() -> None:
     # Seven cards of one size and three quads round two touching cards each: the cards, which
     # agree closely, set the size, not a slope through both.

@@ -1840,7 +1840,15 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         # them finds the slope (it is taken only where more cards agree with it at the end).
         tilted, tilted_agreeing = refined(_plane_through(design[:, :2], log_area, card_width))
         if tilted_agreeing > agreeing:
-            coefficients = tilted
+            coefficients, agreeing = tilted, tilted_agreeing
+        # A quad far off every card's size (a blank patch of cloth a fifth of a card, a box)
+        # drags a plane through all of them: so does a plane through the rest.
+        near_median = np.abs(log_area - np.median(log_area)) < _FAR_OFF_SIZE
+        if 6 <= near_median.sum() < len(quads):
+            tilted, tilted_agreeing = refined(_plane_through(design[near_median, :2], log_area[near_median],
+                                                             card_width))
+            if tilted_agreeing > agreeing:
+                coefficients = tilted
 
     # (The fit's offset folded into plain floats once: this is asked for every candidate.)
     slope_x, slope_y = float(coefficients[0]), float(coefficients[1])
@@ -1849,6 +1857,11 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
     def typical(center: npt.NDArray[np.float32]) -> float:
         return math.exp(slope_x * float(center[0]) + slope_y * float(center[1]) + intercept)
     return typical
+
+
+# A quad whose area is this far (log) from the median, over 2.7 times or under 0.37 of it, is
+# left out of one of the typical size's fits.
+_FAR_OFF_SIZE = 1.0
 
 
 def _plane_through(points: npt.NDArray[np.float64], values: npt.NDArray[np.float64], card_width: float
