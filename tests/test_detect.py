@@ -701,6 +701,29 @@ def test_cards_on_a_rug_as_white_as_they_are_but_of_another_hue_are_found() -> N
     assert detected - found <= 1
 
 
+def squeezed_card(cx: float, cy: float, angle_deg: float, depth: float, width: float = 64,
+                  height: float = 100) -> CardQuad:
+    """A card (or any ``width`` x ``height`` rectangle) turned ``angle_deg`` on a table whose
+    depth (the image's vertical) a tilted camera squeezes to ``depth`` of its size."""
+    corners = card_corners(0, 0, angle_deg, width, height) * np.array([1.0, depth], np.float32) + [cx, cy]
+    return dataclasses.replace(CardQuad(order_corners(corners.astype(np.float32)), False, 1.0), ink=0.8)
+
+
+@pytest.mark.parametrize("angle", [80, 90])
+def test_a_card_turned_against_the_others_on_a_squeezed_table_is_a_card(angle: float) -> None:
+    # Dev scenes 5014, 5067, 5268: seen steeply, six cards lie along the tilt and look 1.28
+    # long for their width (their length squeezed); one lies across it and looks 3.1 long, too
+    # far from either typical proportion. With the table's depth unsqueezed it is 1.56 long.
+    image = np.full((540, 720, 3), (60, 90, 120), np.uint8)
+    cards = [squeezed_card(100 + 100 * i, 150, 0, 0.5) for i in range(6)]
+    turned = squeezed_card(360, 400, angle, 0.5)
+    kept = _keep_consistent(cards + [turned], image)
+    assert any(card is turned for card in kept)
+    # (Not any long quad, though: a strip of a card's area, four times as long as it is wide.)
+    strip = squeezed_card(360, 400, angle, 0.5, width=40, height=160)
+    assert not any(card is strip for card in _keep_consistent(cards + [strip], image))
+
+
 def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
     # A camera tilted 45 degrees foreshortens what lies along the tilt: cards lying across it
     # look 2.2 long for their width, cards turned a quarter 1.1. Both are cards.

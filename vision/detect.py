@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Callable, Iterable, Iterator, Sequence
 
 import cv2
@@ -2084,6 +2084,8 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth.
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
+    # (Found only where a card's proportions fit neither typical one: that is rare.)
+    foreshortening = cache(lambda: _foreshortening(reference))
     kept = []
     for index, card in enumerate(cards):
         typical_area = typical(card.center)
@@ -2121,7 +2123,8 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
         elif len(whole) < 3:
             kept.append(card)
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
-              and _aspect_fits(aspect(card.corners), typical_aspect)):
+              and (_aspect_fits(aspect(card.corners), typical_aspect)
+                   or _rectified_fits(card.corners, foreshortening()))):
             kept.append(card)
     return kept
 
@@ -2147,6 +2150,43 @@ def _diagonal(area: float, card_aspect: float) -> float:
     one: no piece of such a card reaches further (a strip of pale table running from the frame
     edge to the cards does)."""
     return math.sqrt(area * (card_aspect + 1.0 / card_aspect))
+
+
+def _rectified_aspect(corners: npt.NDArray[np.float32], foreshortening: float) -> float:
+    """A quad's long side over its short one with the image's vertical stretched by
+    1 / ``foreshortening``: a card's own proportions where a camera tilted forward squeezed
+    the table's depth by that factor."""
+    rectified = corners / np.array([1.0, foreshortening], np.float32)
+    value = aspect(rectified)
+    return max(value, 1.0 / value)
+
+
+def _foreshortening(cards: list[CardQuad]) -> float | None:
+    """The factor (0.3-1) by which the table's depth looks squeezed, as the image's vertical:
+    the one that gives the ``cards`` most nearly a flat card's proportions, whichever way each
+    is turned. None where too few cards tell it, or none gives most of them those proportions
+    closely (a camera rolled far round, outlines a little off)."""
+    if len(cards) < _FORESHORTENING_CARDS:
+        return None
+    best, best_error = 1.0, math.inf
+    for factor in _FORESHORTENING_STEPS:
+        error = float(np.median([abs(math.log(_rectified_aspect(c.corners, factor) / _FLAT_ASPECT))
+                                 for c in cards]))
+        if error < best_error - 1e-9:
+            best, best_error = factor, error
+    return best if best_error < _FORESHORTENING_FIT else None
+
+
+_FORESHORTENING_STEPS = tuple(1.0 - 0.05 * i for i in range(15))
+_FORESHORTENING_CARDS = 5
+_FORESHORTENING_FIT = 0.08  # (log: the median card within 8% of a card's proportions)
+
+
+def _rectified_fits(corners: npt.NDArray[np.float32], foreshortening: float | None) -> bool:
+    """Whether a quad has a card's proportions once the table's depth is unsqueezed (where the
+    ``foreshortening`` is known), within a fifth either way."""
+    return (foreshortening is not None
+            and 0.8 * _FLAT_ASPECT <= _rectified_aspect(corners, foreshortening) <= 1.25 * _FLAT_ASPECT)
 
 
 def _aspect_fits(card_aspect: float, typical_aspect: float) -> bool:
