@@ -979,3 +979,17 @@ def test_a_blob_of_symbols_run_together_is_taken_for_their_stack() -> None:
     # A blob far too long for a card of that width is no stack of its symbols.
     assert detect._stacked_symbols(detect._Symbol(np.array([0.0, 0.0]), 200.0, 61.0, np.array([1.0, 0.0])),
                                    card_width=86.0) == []
+
+
+def test_the_symbols_of_a_card_seen_obliquely_are_one_group() -> None:
+    # Dev scene 5301: a card lying across the view, seen from the side, is sheared; its three
+    # diamonds point 68 degrees up while the line through them runs nearly level, 17 degrees off
+    # square to them. They are one card's symbols, not three.
+    angle = np.radians(-68.0)
+    axis = np.array([np.cos(angle), np.sin(angle)])
+    diamonds = [detect._Symbol(np.array([100.0 + 73.0 * i, 345.0 + 6.0 * i]), 96.0, 59.0, axis)
+                for i in range(3)]
+    assert [len(group) for group in detect._symbol_groups(diamonds)] == [3]
+    # Symbols of two cards end to end (a card's length apart along their axes) stay apart.
+    row = [detect._Symbol(np.array([100.0, 100.0]) + axis * 140.0 * i, 96.0, 59.0, axis) for i in range(2)]
+    assert sorted(len(group) for group in detect._symbol_groups(row)) == [1, 1]

@@ -854,7 +854,9 @@ def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
             along = abs(float(offset @ a.axis))
             across = abs(float(offset[1] * a.axis[0] - offset[0] * a.axis[1]))
             pitch = across / thickness
-            if along < 0.12 * card_width and _SYMBOL_PITCH[0] < pitch < _SYMBOL_PITCH[1]:
+            # (Side by side, or as a sheared card has them: `_SYMBOL_SHEAR`.)
+            if (along < max(0.12 * card_width, _SYMBOL_SHEAR * across)
+                    and _SYMBOL_PITCH[0] < pitch < _SYMBOL_PITCH[1]):
                 parent[root(i)] = root(j)
     groups: dict[int, list[_Symbol]] = {}
     for i, symbol in enumerate(symbols):
@@ -862,6 +864,9 @@ def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
     return [group for group in groups.values() if len(group) <= 3]
 
 
+# A card seen obliquely is sheared: the line through its symbols leans up to 20 degrees off
+# square to their axes (tan 20 degrees).
+_SYMBOL_SHEAR = 0.36
 # Symbols of one card point the same way within 20 degrees (squiggles' axes wander).
 _SAME_DIRECTION = math.cos(math.radians(20))
 
