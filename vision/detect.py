@@ -112,6 +112,8 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
                                    from_symbols_alone=any(card.from_symbols for card in cards))
             if len(again) > len(cards):
                 cards = again
+    # (On the final cards only: partway, a search has found fewer than three whole cards
+    # where it ends with more, and dropping its patches then lost cards found beside them.)
     return _without_table_patches(cards, image)
 
 
@@ -746,16 +748,22 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
         if symbol is None:
             continue
         card_width = math.sqrt(typical(symbol.center.astype(np.float32)) / _FLAT_ASPECT)
-        # (A card seen steeply is narrower than its area says, and its symbols thinner.)
-        if (0.5 * card_width <= symbol.length <= 1.05 * card_width
-                and 0.22 * symbol.length <= symbol.thickness <= 0.7 * symbol.length):
-            if _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+        reach = max(2, int(round(0.1 * card_width)))
+        if _symbol_shaped(symbol.length, symbol.thickness, card_width):
+            if _ringed_by_paper(hull, darkest, nearby, reach):
                 symbols.append(symbol)
             continue
         stacked = _stacked_symbols(symbol, card_width)
-        if stacked and _ringed_by_paper(hull, darkest, nearby, max(2, int(round(0.1 * card_width)))):
+        if stacked and _ringed_by_paper(hull, darkest, nearby, reach):
             stacks.extend(stacked)
     return symbols, stacks
+
+
+def _symbol_shaped(length: float, thickness: float, card_width: float) -> bool:
+    """Whether a blob ``length`` long and ``thickness`` thick has the size and shape of a
+    symbol of a card ``card_width`` wide. (A card seen steeply is narrower than its area says,
+    and its symbols thinner.)"""
+    return 0.5 * card_width <= length <= 1.05 * card_width and 0.22 * length <= thickness <= 0.7 * length
 
 
 def _stacked_symbols(blob: _Symbol, card_width: float) -> list[list[_Symbol]]:
@@ -768,12 +776,10 @@ def _stacked_symbols(blob: _Symbol, card_width: float) -> list[list[_Symbol]]:
     # (The symbols' length along the blob's axis and the stack across it, or the other way.)
     for length, extent, axis, along in ((blob.length, blob.thickness, blob.axis, across),
                                         (blob.thickness, blob.length, across, blob.axis)):
-        if not 0.5 * card_width <= length <= 1.05 * card_width:
-            continue
         for count in (2, 3):
             # k symbols of thickness t at a pitch of p t span (p k - (p - 1)) t.
             thickness = extent / (_STACK_PITCH * count - (_STACK_PITCH - 1))
-            if not 0.22 * length <= thickness <= 0.7 * length:
+            if not _symbol_shaped(length, thickness, card_width):
                 continue
             offsets = (np.arange(count) - (count - 1) / 2) * _STACK_PITCH * thickness
             hypotheses.append([_Symbol(blob.center + offset * along, length, thickness, axis)
