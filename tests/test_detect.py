@@ -993,3 +993,48 @@ def test_the_symbols_of_a_card_seen_obliquely_are_one_group() -> None:
     # Symbols of two cards end to end (a card's length apart along their axes) stay apart.
     row = [detect._Symbol(np.array([100.0, 100.0]) + axis * 140.0 * i, 96.0, 59.0, axis) for i in range(2)]
     assert sorted(len(group) for group in detect._symbol_groups(row)) == [1, 1]
+
+
+def test_a_card_only_the_first_look_found_is_kept_beside_the_closer_look(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A wide view is searched again at full resolution, whose cards replace the first look's
+    # when there are more of them; a card the first look alone found (a faint one the closer
+    # look judged off) stays, if it shows symbols: a blank patch of table it found does not.
+    image = np.full((1200, 1600, 3), (60, 90, 120), np.uint8)
+    centres = [(200, 300), (500, 300), (800, 300), (1100, 300), (400, 800)]
+    for cx, cy in centres:
+        draw_card(image, card_corners(cx, cy, 5, 60, 94))
+    blank = card_corners(1300, 800, 0, 60, 94)
+    cv2.fillConvexPoly(image, np.round(blank).astype(np.int32), (245, 245, 245))
+
+    def quad(corners: np.ndarray) -> CardQuad:
+        return CardQuad(order_corners(corners), False, 1.0)
+
+    first = [quad(card_corners(cx, cy, 5, 60, 94)) for cx, cy in centres[3:]] + [quad(blank)]
+    closer = [quad(card_corners(cx, cy, 5, 60, 94)) for cx, cy in centres[:4]]
+    looks = iter([first, closer])
+    monkeypatch.setattr(detect, "_find_at_scale", lambda image, scale, **kwargs: next(looks))
+    cards = find_cards(image)
+    assert len(cards) == 5
+    for cx, cy in centres:
+        assert min(same_quad(c.corners, order_corners(card_corners(cx, cy, 5, 60, 94))) for c in cards) < 1.0
+
+
+def test_a_card_of_faint_ink_beside_boldly_printed_ones_is_a_card() -> None:
+    # Its symbol barely stands out of its paper where the others' stand out boldly (a pale
+    # outline seen small and blurred), but it is a symbol, centred: a card. A patch of paper
+    # with a faint mark off its middle is not.
+    rng = np.random.default_rng(1)
+    image = np.full((600, 800, 3), (50, 70, 90), np.uint8)
+    for i in range(4):
+        draw_card(image, card_corners(120 + 180 * i, 150, 6 * i))
+    faint = card_corners(300, 420, 10)
+    draw_card(image, faint, ink=(200, 200, 245))
+    patch = card_corners(560, 420, -5)
+    cv2.fillConvexPoly(image, np.round(patch).astype(np.int32), (245, 245, 245))
+    mark = patch[0] + 0.2 * (patch[2] - patch[0])
+    cv2.ellipse(image, (int(mark[0]), int(mark[1])), (14, 6), 0, 0, 360, (200, 200, 245), -1)
+    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == 5
+    assert min(same_quad(c.corners, order_corners(faint)) for c in cards) < 3.0

@@ -111,7 +111,12 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
             again = _find_at_scale(image, full_scale,
                                    from_symbols_alone=any(card.from_symbols for card in cards))
             if len(again) > len(cards):
-                cards = again
+                # The closer look may judge off a card the first found (a faint one, beside
+                # cards it sees more ink on): that card stays where it shows symbols and no
+                # card of the closer look lies over it.
+                cards = again + [card for card in cards if not any(
+                    _covers(card, other) or _covers(other, card) for other in again)
+                    and _shows_symbols(image, card)]
     # (On the final cards only: partway, a search has found fewer than three whole cards
     # where it ends with more, and dropping its patches then lost cards found beside them.)
     return _without_table_patches(cards, image)
@@ -1612,6 +1617,20 @@ def _far_brighter_paper(inner: CardQuad, outer: CardQuad) -> bool:
 _BRIGHTER_PAPER = 1.5
 
 
+def _shows_centred_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
+    """Whether the face a quad outlines shows one to three printed symbols, centred, as every
+    SET card does (`shows_symbols`, `symbols_off_centre`)."""
+    face = segment_ink(warp_card(image, quad.corners))
+    return 1 <= len(face.symbols) <= 3 and shows_symbols(face) and not symbols_off_centre(face)
+
+
+# A whole card whose ink is fainter than INK_RATIO of the typical card's is still a card where
+# its face shows centred symbols; only faces of at least this fraction of the typical ink are
+# looked at (a look at a face costs a warp; on the 840 bench and dev scenes no card found
+# this way was fainter, and none was found without this floor that was not found with it).
+_FAINT_INK_RATIO = 0.1
+
+
 def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
     """Whether the face a quad outlines shows a printed symbol (`shows_symbols`)."""
     return shows_symbols(segment_ink(warp_card(image, quad.corners)))
@@ -2093,14 +2112,17 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     table_tint, table_spread = _table_tint(
         [colour for card, colour in zip(cards, outside) if not card.partial] if outside is not None else [])
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
-    # where the other cards' symbols stand out clearly, are the texture of a cloth.
+    # where the other cards' symbols stand out clearly, are the texture of a cloth, unless
+    # the face shows them as symbols (a pale outline seen small and blurred).
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
     # (Found only where a card's proportions fit neither typical one: that is rare.)
     foreshortening = cache(lambda: _foreshortening(reference))
     kept = []
     for index, card in enumerate(cards):
         typical_area = typical(card.center)
-        if card.ink < INK_RATIO * typical_ink:
+        if card.ink < INK_RATIO * typical_ink and not (
+                card.ink >= _FAINT_INK_RATIO * typical_ink and not card.partial
+                and _shows_centred_symbols(image, card)):
             continue
         if card.partial and paper_tint is not None:
             if np.abs(_tint(card.paper) - paper_tint).max() > 0.04:
