@@ -1038,3 +1038,14 @@ def test_a_card_of_faint_ink_beside_boldly_printed_ones_is_a_card() -> None:
     cards = find_cards(image)
     assert len(cards) == 5
     assert min(same_quad(c.corners, order_corners(faint)) for c in cards) < 3.0
+
+
+def test_a_tinted_patch_taken_for_a_whole_card_vouches_for_no_cut_card() -> None:
+    # On a bare table, a cut "card" darker than the table is a patch of it; a whole "card"
+    # beside it would vouch for its paper, but not one whose own paper is the table's tint.
+    image = np.full((400, 600, 3), (120, 170, 200), np.uint8)  # pale wood
+    patch = CardQuad(order_corners(card_corners(300, 200, 0)), False, 1.0, paper=(80, 150, 210))
+    cut = CardQuad(order_corners(card_corners(20, 200, 0)), True, 1.0, paper=(100, 100, 100))
+    assert detect._without_table_patches([patch, cut], image) == []
+    grey = dataclasses.replace(patch, paper=(200, 200, 200))
+    assert detect._without_table_patches([grey, cut], image) == [grey, cut]

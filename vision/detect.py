@@ -112,9 +112,10 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
                                    from_symbols_alone=any(card.from_symbols for card in cards))
             if len(again) > len(cards):
                 # The closer look may judge off a card the first found (a faint one, beside
-                # cards it sees more ink on): that card stays where it shows symbols and no
-                # card of the closer look lies over it.
-                cards = again + [card for card in cards if not any(
+                # cards it sees more ink on): a whole card stays where it shows symbols and no
+                # card of the closer look lies over it (a cut one may be a cell of a cloth
+                # with the pattern's edge in it).
+                cards = again + [card for card in cards if not card.partial and not any(
                     _covers(card, other) or _covers(other, card) for other in again)
                     and _shows_symbols(image, card)]
     # (On the final cards only: partway, a search has found fewer than three whole cards
@@ -134,7 +135,8 @@ def _without_table_patches(cards: list[CardQuad], image: npt.NDArray[np.uint8]) 
     if len(whole) >= 3:
         return cards
     kept = [card for card in cards if _off_grey(card.paper) <= _GREY_PAPER]
-    if whole:
+    # (A whole "card" dropped as a patch itself vouches for no cut card.)
+    if any(not card.partial for card in kept):
         return kept
     table_level = float(np.median(image[::4, ::4].max(axis=2)))
     return [card for card in kept if max(card.paper) >= _CUT_PAPER_LEVEL * table_level]
