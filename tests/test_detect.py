@@ -1049,3 +1049,23 @@ def test_a_tinted_patch_taken_for_a_whole_card_vouches_for_no_cut_card() -> None
     assert detect._without_table_patches([patch, cut], image) == []
     grey = dataclasses.replace(patch, paper=(200, 200, 200))
     assert detect._without_table_patches([grey, cut], image) == [grey, cut]
+
+
+def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -> None:
+    # Four card-sized pale cells guessed at, none showing a symbol, beside three cards that
+    # show theirs: a checked cloth's cells. Three such guesses may be cards seen badly.
+    image = np.full((500, 900, 3), (70, 70, 70), np.uint8)
+    cards = []
+    for i in range(3):
+        corners = card_corners(100 + 150 * i, 120, 0)
+        draw_card(image, corners)
+        cards.append(CardQuad(order_corners(corners), False, 1.0))
+    cells = []
+    for i in range(4):
+        corners = card_corners(100 + 150 * i, 350, 0)
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (235, 235, 235))
+        cells.append(CardQuad(order_corners(corners), False, 1.0, guess=True))
+    assert detect._without_blank_pattern(cards + cells, image) == cards
+    assert detect._without_blank_pattern(cards + cells[:3], image) == cards + cells[:3]
+    # With fewer than three cards showing symbols, nothing tells which are the pattern.
+    assert detect._without_blank_pattern(cards[:2] + cells, image) == cards[:2] + cells
