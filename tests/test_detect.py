@@ -1053,7 +1053,8 @@ def test_a_tinted_patch_taken_for_a_whole_card_vouches_for_no_cut_card() -> None
 
 def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -> None:
     # Four card-sized pale cells guessed at, none showing a symbol, beside three cards that
-    # show theirs: a checked cloth's cells. Three such guesses may be cards seen badly.
+    # show theirs: a checked cloth's cells. Three such guesses may be cards seen badly, and
+    # cards found plainly beside three with symbols are kept, blank or not.
     image = np.full((500, 900, 3), (70, 70, 70), np.uint8)
     cards = []
     for i in range(3):
@@ -1067,5 +1068,9 @@ def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -
         cells.append(CardQuad(order_corners(corners), False, 1.0, guess=True))
     assert detect._without_blank_pattern(cards + cells, image) == cards
     assert detect._without_blank_pattern(cards + cells[:3], image) == cards + cells[:3]
-    # With fewer than three cards showing symbols, nothing tells which are the pattern.
-    assert detect._without_blank_pattern(cards[:2] + cells, image) == cards[:2] + cells
+    # With fewer than three cards showing symbols, the cards found plainly are no standard
+    # either: four blank ones of any kind are the pattern (a close-up's cells), three are not.
+    plain_cells = [dataclasses.replace(cell, guess=False) for cell in cells]
+    assert detect._without_blank_pattern(cards[:2] + plain_cells, image) == cards[:2]
+    assert detect._without_blank_pattern(cards[:2] + plain_cells[:3], image) == cards[:2] + plain_cells[:3]
+    assert detect._without_blank_pattern(cards + plain_cells, image) == cards + plain_cells

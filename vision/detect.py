@@ -2057,27 +2057,42 @@ def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
 
 
 def _without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
-    """``cards`` without the whole guesses that show no symbol, where those are many beside
-    three or more cards that show them.
+    """``cards`` without the whole ones that show no symbol where those are many: a pattern
+    of the table (the pale cells of a checked cloth as large as the cards, or larger).
 
-    A card guessed at (`CardQuad.guess`) may show no symbol for many reasons (a hand over it, an
-    outline a little off); but many blank guesses at once, beside cards with symbols, are a
-    pattern of the table (the pale cells of a checked cloth larger than the cards, or as large).
+    A card may show no symbol for many reasons (a hand over it, an outline a little off, small
+    and dim): only many blank ones at once are a pattern. Beside three or more cards that show
+    symbols, those found plainly (`CardQuad.guess` False) stand; with fewer, nothing vouches
+    for any blank one.
     """
-    guesses = [c for c in cards if c.guess and not c.partial]
-    if len(guesses) < _BLANK_PATTERN:
+    whole = [c for c in cards if not c.partial]
+    if len(whole) < _BLANK_PATTERN:
         return cards
-    blank = {id(c) for c in guesses if not _shows_symbols(image, c)}
-    showing = sum(not c.partial for c in cards) - len(blank)
-    if len(blank) < _BLANK_PATTERN or showing < 3:
+    guesses = [c for c in whole if c.guess]
+    # (A look at a face costs a warp: the plain cards are looked at until three show symbols.)
+    showing, blank_plain = 0, []
+    for card in (c for c in whole if not c.guess):
+        if _shows_symbols(image, card):
+            showing += 1
+            if showing == 3:
+                break
+        else:
+            blank_plain.append(card)
+    if showing == 3 and len(guesses) < _BLANK_PATTERN:
+        return cards
+    blank_guesses = [c for c in guesses if not _shows_symbols(image, c)]
+    showing += len(guesses) - len(blank_guesses)
+    blank = {id(c) for c in (blank_guesses if showing >= 3 else blank_guesses + blank_plain)}
+    if len(blank) < _BLANK_PATTERN:
         return cards
     return [c for c in cards if id(c) not in blank]
 
 
-# So many blank guesses at once are a pattern of the table, not cards seen badly: on the 840
+# So many blank cards at once are a pattern of the table, not cards seen badly: on the 840
 # bench and dev scenes, the real cards guessed at that show no symbol number three at most in a
 # scene (occluded by a hand, or outlined half a card off in a grid); four scenes had four
-# blank guesses or more, 27 in all, 4 of them real cards.
+# blank guesses or more beside three cards with symbols, 27 in all, 4 of them real cards;
+# three had four blank cards or more beside fewer, 21 in all, none real.
 _BLANK_PATTERN = 4
 
 
