@@ -2057,33 +2057,27 @@ def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
 
 
 def _without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
-    """``cards`` without the whole ones that show no symbol where those are many: a pattern
-    of the table (the pale cells of a checked cloth as large as the cards, or larger).
+    """``cards`` without the whole guesses that show no symbol where those are many beside
+    three or more cards that show symbols: a pattern of the table (the pale cells of a checked
+    cloth as large as the cards, or larger).
 
     A card may show no symbol for many reasons (a hand over it, an outline a little off, small
-    and dim): only many blank ones at once are a pattern. Beside three or more cards that show
-    symbols, those found plainly (`CardQuad.guess` False) stand; with fewer, nothing vouches
-    for any blank one.
+    and dim): only many blank ones at once are a pattern. (Where fewer than three cards show
+    symbols, the reader drops the blank ones: `vision.recognize`, which looks at every face.)
     """
-    whole = [c for c in cards if not c.partial]
-    if len(whole) < _BLANK_PATTERN:
+    guesses = [c for c in cards if c.guess and not c.partial]
+    if len(guesses) < BLANK_PATTERN:
         return cards
-    guesses = [c for c in whole if c.guess]
+    blank = {id(c) for c in guesses if not _shows_symbols(image, c)}
+    if len(blank) < BLANK_PATTERN:
+        return cards
     # (A look at a face costs a warp: the plain cards are looked at until three show symbols.)
-    showing, blank_plain = 0, []
-    for card in (c for c in whole if not c.guess):
-        if _shows_symbols(image, card):
-            showing += 1
-            if showing == 3:
-                break
-        else:
-            blank_plain.append(card)
-    if showing == 3 and len(guesses) < _BLANK_PATTERN:
-        return cards
-    blank_guesses = [c for c in guesses if not _shows_symbols(image, c)]
-    showing += len(guesses) - len(blank_guesses)
-    blank = {id(c) for c in (blank_guesses if showing >= 3 else blank_guesses + blank_plain)}
-    if len(blank) < _BLANK_PATTERN:
+    showing = len(guesses) - len(blank)
+    for card in (c for c in cards if not c.partial and not c.guess):
+        if showing >= 3:
+            break
+        showing += _shows_symbols(image, card)
+    if showing < 3:
         return cards
     return [c for c in cards if id(c) not in blank]
 
@@ -2093,7 +2087,7 @@ def _without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8]) 
 # scene (occluded by a hand, or outlined half a card off in a grid); four scenes had four
 # blank guesses or more beside three cards with symbols, 27 in all, 4 of them real cards;
 # three had four blank cards or more beside fewer, 21 in all, none real.
-_BLANK_PATTERN = 4
+BLANK_PATTERN = 4
 
 
 def _judged_by_symbols(cards: list[CardQuad], kept: list[CardQuad],

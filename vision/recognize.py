@@ -17,7 +17,7 @@ import numpy.typing as npt
 from core.board import Board, Corners, SeenCard
 from vision.canonical import warp_card
 from vision.cardreader import CardReader, CardReading
-from vision.detect import CardQuad, find_cards
+from vision.detect import BLANK_PATTERN, CardQuad, find_cards
 
 
 class Recognizer:
@@ -68,10 +68,13 @@ class Recognizer:
         start = time.perf_counter()
         readings = self.reader.read(canonical) if canonical else []
         quads, readings = self._turn_sideways_cards(image, quads, canonical, readings)
-        if all(reading.blank for reading in readings):
-            # Not one of them shows a printed symbol: they are a pattern of the table (the
-            # pale cells of a checked cloth, the gaps between a close-up's stripes), no cards.
-            quads, readings = [], []
+        blank = sum(reading.blank for reading in readings)
+        if blank == len(readings) or (len(readings) - blank < 3 and blank >= BLANK_PATTERN):
+            # None of them shows a printed symbol, or four or more show none where fewer than
+            # three show any: those are a pattern of the table (the pale cells of a checked
+            # cloth, the gaps between a close-up's stripes), no cards.
+            kept = [(quad, reading) for quad, reading in zip(quads, readings) if not reading.blank]
+            quads, readings = [quad for quad, _ in kept], [reading for _, reading in kept]
         timings["read"] = _ms_since(start)
 
         start = time.perf_counter()
