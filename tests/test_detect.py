@@ -1134,6 +1134,21 @@ def test_an_outline_is_not_moved_out_across_table_to_a_steeper_edge() -> None:
     assert same_quad(tightened.corners, order_corners(truth)) < 1.0
 
 
+def test_a_side_past_the_frame_edge_stays_off_the_print_near_it() -> None:
+    """A close-up card reaching out of the frame (outlined whole, its side past the edge): the
+    edge of a symbol the frame cuts is no edge of the card's to move that side onto."""
+    from vision.detect import _Maps, _tightened
+
+    image = np.full((360, 300, 3), 60, np.uint8)
+    truth = card_corners(228, 180, 0, width=156, height=243)  # x 150..306, past the frame at 299
+    draw_card(image, truth, paper=(225, 228, 230))
+    image[120:240, 290:] = (40, 120, 40)  # a symbol the frame edge cuts
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    found = CardQuad(order_corners(truth), partial=False, score=1.0)
+    tightened = _tightened([found], _Maps(image).whiteness, image)[0]
+    assert tightened.corners[:, 0].max() > 300
+
+
 def test_a_partial_card_keeps_its_outline() -> None:
     from vision.detect import _Maps, _tightened
     from vision.quad import grow_quad

@@ -1033,7 +1033,13 @@ def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.floa
     inward_ok = np.where(crossed_in, profiles, 0.0).sum(axis=2) / crossed_in.sum(axis=2) < paper_like
     # (Where no edge shows, a card outlined round its symbols on a sheet of its own paper,
     # the steepest fall is noise.)
-    moves = (best != here) & steeper & np.where(best > here, outward_ok, inward_ok) & (paper - table >= _EDGE_STEP)
+    # A side on or past the frame edge is not seen there: what the search finds near it is
+    # the frame edge or the card's own print (a close-up card cut by the frame).
+    height, width = whiteness.shape
+    in_view = ((moved[..., 0] >= 0) & (moved[..., 0] <= width - 1)
+               & (moved[..., 1] >= 0) & (moved[..., 1] <= height - 1)).all(axis=(2, 3))
+    moves = ((best != here) & steeper & np.where(best > here, outward_ok, inward_ok)
+             & (paper - table >= _EDGE_STEP) & in_view)
     return np.where(moves, np.take_along_axis(offsets, best, axis=1), 0.0)
 
 
