@@ -346,3 +346,26 @@ def test_a_dim_rooms_sensor_noise_makes_dark_ink_grainier_than_paper() -> None:
     assert grain_of_ink > 2 * grain_of_paper > 0
     # The gain makes up for the light: levels stay near the original's.
     assert abs(paper.mean() - 225) < 10 and abs(ink.mean(axis=(0, 1)) - (90, 30, 60)).max() < 15
+
+
+@pytest.mark.parametrize("name, width, blur", [("3 purple outline squiggle", 64, 1.0),
+                                               ("3 green outline squiggle", 80, 1.6),
+                                               ("3 red outline oval", 80, 1.0),
+                                               ("2 purple solid diamond", 60, 1.0)])
+def test_a_card_outlined_a_quarter_turn_off_is_read_turned(name: str, width: int, blur: float) -> None:
+    # Outlined with its long sides taken for its short ones (a steep camera makes a card look
+    # square), a card warps sideways: its outer symbols then lie off the face's centre line
+    # and its middle one, on end, reads as "1 oval", and more surely than the turn reads right
+    # (3 purple outline squiggles 64 pixels wide, a little blurred: 0.995 sure of "1 purple
+    # outline oval", 0.66 of the turn). The turn, whose symbols lie across the card, is read.
+    from tests.test_detect import card_corners, lay_card
+    from vision.detect import CardQuad, order_corners
+    from vision.recognize import Recognizer
+
+    image = np.full((400, 480, 3), (60, 70, 80), np.uint8)
+    corners = order_corners(card_corners(240, 200, 0, width=width, height=1.56 * width))
+    lay_card(image, Card.parse(name), corners)
+    image = cv2.GaussianBlur(image, (0, 0), blur)
+    sideways = CardQuad(np.roll(corners, 1, axis=0), partial=False, score=1.0)
+    board, _, _ = Recognizer().read_board_at(image, [sideways])
+    assert [str(seen.card) for seen in board.cards] == [name]

@@ -101,8 +101,13 @@ class Recognizer:
                              canonical: list[npt.NDArray[np.uint8]], readings: list[CardReading]
                              ) -> tuple[list[CardQuad], list[CardReading]]:
         """Re-read, a quarter turn round, the cards whose symbols say they were warped sideways
-        (``CardReading.sideways``, from the reader's own ink blobs), and keep the turn when the
-        reader is at least as sure of it."""
+        (``CardReading.sideways``, from the reader's own ink blobs), and keep the turn when its
+        symbols lie as symbols should, or the reader is at least as sure of it.
+
+        A card warped sideways is read with surety as often as not: its side symbols lie off
+        the face's centre line and are dropped as stains, and the middle one, stood on end,
+        makes "1 oval" (three outline squiggles so read at 0.96-1.0). So that reading's
+        confidence is no standard; the turn's blobs lying across the card are."""
         turned = [i for i, quad in enumerate(quads) if not quad.partial and readings[i].sideways]
         if not turned:
             return quads, readings
@@ -111,7 +116,7 @@ class Recognizer:
                                quads[i].paper) for i in turned]
         second = self.reader.read([warp_card(image, quad.corners) for quad in candidates])
         for i, quad, reading in zip(turned, candidates, second):
-            if reading.confidence >= readings[i].confidence - 0.02:
+            if (not reading.sideways and not reading.blank) or reading.confidence >= readings[i].confidence - 0.02:
                 quads[i], readings[i] = quad, reading
         return quads, readings
 
