@@ -969,7 +969,8 @@ def _tightened(cards: list[CardQuad], whiteness: npt.NDArray[np.uint8], image: n
     quads = np.array([cards[index].corners for index in whole], np.float64)                 # (N, 4, 2)
     directions = quads[:, NEXT] - quads                                  # side k: corner k -> k + 1
     lengths = np.linalg.norm(directions, axis=2)
-    normals = np.stack([-directions[..., 1], directions[..., 0]], axis=2) / np.maximum(lengths, 1e-9)[..., None]
+    normals = (np.stack([-directions[..., 1], directions[..., 0]], axis=2)
+               / np.maximum(lengths, 1e-9)[..., None])
     middles = quads + directions / 2 - quads.mean(axis=1)[:, None]
     normals[(middles * normals).sum(axis=2) < 0] *= -1                                      # outward
     offsets = (_TIGHTEN_REACH * lengths.min(axis=1))[:, None] * _TIGHTEN_OFFSETS             # (N, O)
@@ -980,13 +981,15 @@ def _tightened(cards: list[CardQuad], whiteness: npt.NDArray[np.uint8], image: n
     result = list(cards)
     for row, index in enumerate(whole):
         if shifts[row].any() and meet[row]:
-            result[index] = dataclasses.replace(cards[index], corners=order_corners(corners[row].astype(np.float32)))
+            result[index] = dataclasses.replace(cards[index],
+                                                corners=order_corners(corners[row].astype(np.float32)))
     return result
 
 
 def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.float64],
                  normals: npt.NDArray[np.float64], offsets: npt.NDArray[np.float64],
-                 whiteness: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+                 whiteness: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8]
+                 ) -> npt.NDArray[np.float64]:
     """How far (N, 4) to move each side of ``quads`` (N, 4, 2) along its outward normal, of the
     ``offsets`` (N, O) tried, to the steepest fall of ``whiteness`` from paper to table; 0 where
     it stays.
@@ -995,11 +998,13 @@ def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.floa
     across what is not paper: a card's shadow is a falling edge too, but the band it adds is
     darker than paper.
     """
-    points = quads[:, :, None] + _TIGHTEN_ALONG[:, None] * directions[:, :, None]            # (N, 4, P, 2)
-    moved = points[:, :, None] + offsets[:, None, :, None, None] * normals[:, :, None, None]  # (N, 4, O, P, 2)
+    # Points along each side (N, 4, P, 2), moved by each offset (N, 4, O, P, 2).
+    points = quads[:, :, None] + _TIGHTEN_ALONG[:, None] * directions[:, :, None]
+    moved = points[:, :, None] + offsets[:, None, :, None, None] * normals[:, :, None, None]
     flat = moved.reshape(-1, len(_TIGHTEN_ALONG), 2).astype(np.float32)
     shape = (len(quads), 4, len(_TIGHTEN_OFFSETS), len(_TIGHTEN_ALONG))
-    levels = cv2.remap(whiteness, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    levels = cv2.remap(whiteness, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
     profiles = cv2.reduce(levels, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(shape[:3])    # (N, 4, O)
     spacing = (offsets[:, 1] - offsets[:, 0])[:, None, None]
     falling = np.zeros_like(profiles)
@@ -1025,19 +1030,20 @@ def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.floa
         points_out = moved[out].reshape(-1, len(_TIGHTEN_ALONG), 2).astype(np.float32)
         colours = cv2.remap(image, points_out[..., 0], points_out[..., 1], cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)
-        colours = cv2.reduce(colours, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(-1, len(_TIGHTEN_OFFSETS), 3)
+        colours = cv2.reduce(colours, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(
+            -1, len(_TIGHTEN_OFFSETS), 3)
         paper_tint = _tints(colours[:, inside].mean(axis=1))
         crossed_tint = _tints(np.where(crossed_out[out][..., None], colours, 0.0).sum(axis=1))
         outward_ok[out] = np.abs(crossed_tint - paper_tint).max(axis=1) <= _SHADOW_TINT
     crossed_in = (index >= np.minimum(best + margin, here)[..., None]) & (index <= here)
     inward_ok = np.where(crossed_in, profiles, 0.0).sum(axis=2) / crossed_in.sum(axis=2) < paper_like
-    # (Where no edge shows, a card outlined round its symbols on a sheet of its own paper,
-    # the steepest fall is noise.)
     # A side on or past the frame edge is not seen there: what the search finds near it is
     # the frame edge or the card's own print (a close-up card cut by the frame).
     height, width = whiteness.shape
     in_view = ((moved[..., 0] >= 0) & (moved[..., 0] <= width - 1)
                & (moved[..., 1] >= 0) & (moved[..., 1] <= height - 1)).all(axis=(2, 3))
+    # (And where no edge shows, a card outlined round its symbols on a sheet of its own paper,
+    # the steepest fall is noise: too small a step is no edge.)
     moves = ((best != here) & steeper & np.where(best > here, outward_ok, inward_ok)
              & (paper - table >= _EDGE_STEP) & in_view)
     return np.where(moves, np.take_along_axis(offsets, best, axis=1), 0.0)
@@ -1134,17 +1140,10 @@ class _Maps:
         return cv2.GaussianBlur(self.darkest, (5, 5), 0)
 
     @cached_property
-    def gradient_x(self) -> npt.NDArray[np.float32]:
-        return cv2.Sobel(self.whiteness, cv2.CV_32F, 1, 0)
-
-    @cached_property
-    def gradient_y(self) -> npt.NDArray[np.float32]:
-        return cv2.Sobel(self.whiteness, cv2.CV_32F, 0, 1)
-
-    @cached_property
     def gradient(self) -> npt.NDArray[np.float32]:
         """The whiteness's gradient magnitude: where card edges are."""
-        return cv2.magnitude(self.gradient_x, self.gradient_y)
+        return cv2.magnitude(cv2.Sobel(self.whiteness, cv2.CV_32F, 1, 0),
+                             cv2.Sobel(self.whiteness, cv2.CV_32F, 0, 1))
 
     @cached_property
     def equalised(self) -> npt.NDArray[np.uint8]:

@@ -116,7 +116,8 @@ class Recognizer:
                                quads[i].paper) for i in turned]
         second = self.reader.read([warp_card(image, quad.corners) for quad in candidates])
         for i, quad, reading in zip(turned, candidates, second):
-            if (not reading.sideways and not reading.blank) or reading.confidence >= readings[i].confidence - 0.02:
+            lies_across = not reading.sideways and not reading.blank
+            if lies_across or reading.confidence >= readings[i].confidence - 0.02:
                 quads[i], readings[i] = quad, reading
         return quads, readings
 
