@@ -926,31 +926,30 @@ def _snapped_to_edges(corners: npt.NDArray[np.float32], gradient: npt.NDArray[np
     where the image's ``gradient`` magnitude along it is strongest, portrait-ordered."""
     height, width = gradient.shape
     quad = corners.astype(np.float64)
-    center = quad.mean(axis=0)
+    directions, normals = _sides_of(quad[None])
     reach = 0.15 * short_side(corners)
     offsets = np.linspace(-reach, reach, 13)
-    lines = []
+    starts = []
     for k in range(4):
-        start, end = quad[k], quad[NEXT[k]]
-        direction = end - start
-        normal = np.array([-direction[1], direction[0]]) / max(float(np.linalg.norm(direction)), 1e-9)
-        if normal @ ((start + end) / 2 - center) < 0:
-            normal = -normal
-        points = start + _SIDE_STEPS[:, None] * direction                          # (P, 2)
-        moved = points[None] + offsets[:, None, None] * normal                     # (O, P, 2)
+        points = quad[k] + _SIDE_STEPS[:, None] * directions[0, k]                  # (P, 2)
+        moved = points[None] + offsets[:, None, None] * normals[0, k]                # (O, P, 2)
         xs = np.clip(np.round(moved[..., 0]).astype(int), 0, width - 1)
         ys = np.clip(np.round(moved[..., 1]).astype(int), 0, height - 1)
         best = offsets[int(np.argmax(gradient[ys, xs].mean(axis=1)))]
-        lines.append((start + best * normal, direction))
-    snapped = []
-    for k in range(4):  # corner k where side k - 1 meets side k
-        (a, d), (b, e) = lines[k - 1], lines[k]
-        cross = d[0] * e[1] - d[1] * e[0]
-        if abs(cross) < 1e-9:
-            return corners
-        t = ((b[0] - a[0]) * e[1] - (b[1] - a[1]) * e[0]) / cross
-        snapped.append(a + t * d)
-    return order_corners(np.array(snapped, np.float32))
+        starts.append(quad[k] + best * normals[0, k])
+    snapped, meet = _where_sides_meet(np.array(starts)[None], directions)
+    return order_corners(snapped[0].astype(np.float32)) if meet[0] else corners
+
+
+def _sides_of(quads: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each side of ``quads`` (N, 4, 2) as a vector (side k: corner k -> k + 1), and its unit
+    normal pointing out of the quad, both (N, 4, 2)."""
+    directions = quads[:, NEXT] - quads
+    lengths = np.linalg.norm(directions, axis=2, keepdims=True)
+    normals = np.stack([-directions[..., 1], directions[..., 0]], axis=2) / np.maximum(lengths, 1e-9)
+    middles = quads + directions / 2 - quads.mean(axis=1)[:, None]
+    normals[(middles * normals).sum(axis=2) < 0] *= -1
+    return directions, normals
 
 
 def _tightened(cards: list[CardQuad], whiteness: npt.NDArray[np.uint8], image: npt.NDArray[np.uint8]
@@ -967,13 +966,9 @@ def _tightened(cards: list[CardQuad], whiteness: npt.NDArray[np.uint8], image: n
     if not whole:
         return cards
     quads = np.array([cards[index].corners for index in whole], np.float64)                 # (N, 4, 2)
-    directions = quads[:, NEXT] - quads                                  # side k: corner k -> k + 1
-    lengths = np.linalg.norm(directions, axis=2)
-    normals = (np.stack([-directions[..., 1], directions[..., 0]], axis=2)
-               / np.maximum(lengths, 1e-9)[..., None])
-    middles = quads + directions / 2 - quads.mean(axis=1)[:, None]
-    normals[(middles * normals).sum(axis=2) < 0] *= -1                                      # outward
-    offsets = (_TIGHTEN_REACH * lengths.min(axis=1))[:, None] * _TIGHTEN_OFFSETS             # (N, O)
+    directions, normals = _sides_of(quads)
+    short_sides = np.linalg.norm(directions, axis=2).min(axis=1)
+    offsets = (_TIGHTEN_REACH * short_sides)[:, None] * _TIGHTEN_OFFSETS                     # (N, O)
     shifts = _edge_shifts(quads, directions, normals, offsets, whiteness, image)
     if not shifts.any():
         return cards
@@ -1032,8 +1027,8 @@ def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.floa
                             borderMode=cv2.BORDER_REPLICATE)
         colours = cv2.reduce(colours, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(
             -1, len(_TIGHTEN_OFFSETS), 3)
-        paper_tint = _tints(colours[:, inside].mean(axis=1))
-        crossed_tint = _tints(np.where(crossed_out[out][..., None], colours, 0.0).sum(axis=1))
+        paper_tint = _tint(colours[:, inside].mean(axis=1))
+        crossed_tint = _tint(np.where(crossed_out[out][..., None], colours, 0.0).sum(axis=1))
         outward_ok[out] = np.abs(crossed_tint - paper_tint).max(axis=1) <= _SHADOW_TINT
     crossed_in = (index >= np.minimum(best + margin, here)[..., None]) & (index <= here)
     inward_ok = np.where(crossed_in, profiles, 0.0).sum(axis=2) / crossed_in.sum(axis=2) < paper_like
@@ -1047,11 +1042,6 @@ def _edge_shifts(quads: npt.NDArray[np.float64], directions: npt.NDArray[np.floa
     moves = ((best != here) & steeper & np.where(best > here, outward_ok, inward_ok)
              & (paper - table >= _EDGE_STEP) & in_view)
     return np.where(moves, np.take_along_axis(offsets, best, axis=1), 0.0)
-
-
-def _tints(colours: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Chromaticities (each channel over their sum) of BGR colours along the last axis."""
-    return colours / np.maximum(colours.sum(axis=-1, keepdims=True), 1e-6)
 
 
 def _where_sides_meet(starts: npt.NDArray[np.float64], directions: npt.NDArray[np.float64]
@@ -2130,9 +2120,10 @@ def _outside_colours(image: npt.NDArray[np.uint8], quads: list[npt.NDArray[np.fl
 
 
 def _tint(colour: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness."""
+    """Chromaticity of a BGR colour (each channel over their sum): its tint without brightness.
+    Of many colours at once along the last axis."""
     values = np.asarray(colour, dtype=np.float64)
-    return values / max(float(values.sum()), 1e-6)
+    return values / np.maximum(values.sum(axis=-1, keepdims=True), 1e-6)
 
 
 def _off_grey(colour: npt.ArrayLike) -> float:
