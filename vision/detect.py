@@ -122,14 +122,15 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
             # a close-up of a card or two, where it runs, pays for it once.)
             again = _find_at_scale(image, full_scale,
                                    from_symbols_alone=any(card.from_symbols for card in cards))
-            if len(again) > len(cards):
-                # The closer look may judge off a card the first found (a faint one, beside
-                # cards it sees more ink on): a whole card stays where it shows symbols and no
-                # card of the closer look lies over it (a cut one may be a cell of a cloth
-                # with the pattern's edge in it).
-                cards = again + [card for card in cards if not card.partial and not any(
-                    _covers(card, other) or _covers(other, card) for other in again)
-                    and _shows_symbols(image, card)]
+            # The look that found more cards leads. Each may judge off a card the other
+            # found (a faint one, beside cards it sees more ink on; a far one its neighbour
+            # search did not reach): a whole card of the other stays where it shows symbols
+            # and no card of the leading look lies over it (a cut one may be a cell of a
+            # cloth with the pattern's edge in it).
+            leading, other = (again, cards) if len(again) > len(cards) else (cards, again)
+            cards = leading + [card for card in other if not card.partial and not any(
+                _covers(card, lead) or _covers(lead, card) for lead in leading)
+                and _shows_symbols(image, card)]
     # (On the final cards only: partway, a search has found fewer than three whole cards
     # where it ends with more, and dropping its patches then lost cards found beside them.)
     return _without_table_patches(cards, image)
