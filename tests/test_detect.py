@@ -1007,6 +1007,32 @@ def test_the_symbols_of_a_card_seen_obliquely_are_one_group() -> None:
     assert sorted(len(group) for group in detect._symbol_groups(row)) == [1, 1]
 
 
+def symbol_seen(center: tuple[float, float], length: float, thickness: float, angle: float) -> detect._Symbol:
+    """The `_Symbol` of an elliptical blob, with its hull."""
+    outline = cv2.ellipse2Poly((0, 0), (500, int(500 * thickness / length)), int(angle), 0, 360, 5)
+    hull = outline.astype(np.float64) * (length / 1000) + center
+    symbol = detect._symbol_of(np.round(hull * 8).astype(np.int32).reshape(-1, 1, 2))
+    return dataclasses.replace(symbol, center=symbol.center / 8, length=symbol.length / 8,
+                               thickness=symbol.thickness / 8, hull=symbol.hull / 8)
+
+
+def test_the_symbols_of_a_card_seen_steeply_and_sheared_are_one_group() -> None:
+    # Bench scene 1106: three squiggles seen steeply, nearly round, their principal axes 53
+    # degrees off the level line through them, 21 pixels apart and as wide along that line:
+    # no pitch of their thickness fits, but their widths across it do.
+    squiggles = [symbol_seen((404.0 + 20.5 * i, 229.0 - 2.0 * i), 30.0, 16.5, 53.0) for i in range(3)]
+    assert [len(group) for group in detect._symbol_groups(squiggles)] == [3]
+    # Symbols of cards laid end to end (the nearest two of two three-symbol cards, 0.66 of a
+    # card's width apart) and side by side (a card's width apart) stay apart.
+    width = 90.0
+    end_to_end = [symbol_seen((100.0 + 0.66 * width * i, 100.0), 0.7 * width, 0.33 * width, 90.0)
+                  for i in range(2)]
+    assert sorted(len(group) for group in detect._symbol_groups(end_to_end)) == [1, 1]
+    side_by_side = [symbol_seen((100.0, 100.0 + 1.05 * width * i), 0.7 * width, 0.33 * width, 90.0)
+                    for i in range(2)]
+    assert sorted(len(group) for group in detect._symbol_groups(side_by_side)) == [1, 1]
+
+
 def test_a_card_only_the_first_look_found_is_kept_beside_the_closer_look(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A wide view is searched again at full resolution, whose cards replace the first look's

@@ -543,6 +543,17 @@ class _Symbol:
     length: float
     thickness: float
     axis: npt.NDArray[np.float64]
+    # Its convex hull's points (N, 2), where it was seen whole (not one of a run-together stack).
+    hull: npt.NDArray[np.float64] | None = None
+
+    def extent_along(self, direction: npt.NDArray[np.float64]) -> float:
+        """Its width along a unit ``direction``."""
+        if self.hull is None:
+            across = np.array([-self.axis[1], self.axis[0]])
+            return (self.length * abs(float(direction @ self.axis))
+                    + self.thickness * abs(float(direction @ across)))
+        projected = self.hull @ direction
+        return float(projected.max() - projected.min())
 
 
 # A symbol's length and thickness over the card's width, and the pitch of stacked symbols
@@ -839,7 +850,7 @@ def _symbol_of(hull: npt.NDArray[np.int32]) -> _Symbol | None:
         return None
     center = ((along_axis.max() + along_axis.min()) / 2 * axis
               + (along_across.max() + along_across.min()) / 2 * across)
-    return _Symbol(center, length, thickness, axis)
+    return _Symbol(center, length, thickness, axis, points)
 
 
 def _ringed_by_paper(hull: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8],
@@ -860,9 +871,11 @@ def _ringed_by_paper(hull: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8]
 
 def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
     """The symbols grouped card by card: symbols of one card lie side by side along their
-    thickness at the print's pitch, alike in length and direction. Groups of more than three
-    (cards too close to tell apart) are dropped."""
+    thickness at the print's pitch, alike in length and direction (`_side_by_side`); failing
+    that, where their axes may mislead (`_side_by_side_as_seen`), into groups of three at
+    most. Groups of more than three (cards too close to tell apart) are dropped."""
     parent = list(range(len(symbols)))
+    size = [1] * len(symbols)
 
     def root(i: int) -> int:
         while parent[i] != i:
@@ -870,27 +883,68 @@ def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
             i = parent[i]
         return i
 
-    for i, a in enumerate(symbols):
-        for j in range(i + 1, len(symbols)):
-            b = symbols[j]
-            if abs(float(a.axis @ b.axis)) < _SAME_DIRECTION or not 0.8 < a.length / b.length < 1.25:
-                continue
-            offset = b.center - a.center
-            card_width = (a.length + b.length) / 2 / _SYMBOL_LENGTH
-            thickness = (a.thickness + b.thickness) / 2
-            along = abs(float(offset @ a.axis))
-            across = abs(float(offset[1] * a.axis[0] - offset[0] * a.axis[1]))
-            pitch = across / thickness
-            # (Side by side, or as a sheared card has them: `_SYMBOL_SHEAR`.)
-            if (along < max(0.12 * card_width, _SYMBOL_SHEAR * across)
-                    and _SYMBOL_PITCH[0] < pitch < _SYMBOL_PITCH[1]):
-                parent[root(i)] = root(j)
+    def join(i: int, j: int) -> None:
+        i, j = root(i), root(j)
+        if i != j:
+            parent[i] = j
+            size[j] += size[i]
+
+    pairs = [(i, j) for i in range(len(symbols)) for j in range(i + 1, len(symbols))
+             if _alike(symbols[i], symbols[j])]
+    for i, j in pairs:
+        if _side_by_side(symbols[i], symbols[j]):
+            join(i, j)
+    # (Only into groups of three at most: the looser test must not join a stray blob beside
+    # a card's three symbols, which would drop them all.)
+    for i, j in pairs:
+        if (root(i) != root(j) and size[root(i)] + size[root(j)] <= 3
+                and _side_by_side_as_seen(symbols[i], symbols[j])):
+            join(i, j)
     groups: dict[int, list[_Symbol]] = {}
     for i, symbol in enumerate(symbols):
         groups.setdefault(root(i), []).append(symbol)
     return [group for group in groups.values() if len(group) <= 3]
 
 
+def _alike(a: _Symbol, b: _Symbol) -> bool:
+    """Whether two symbols point the same way and are about as long."""
+    return abs(float(a.axis @ b.axis)) >= _SAME_DIRECTION and 0.8 < a.length / b.length < 1.25
+
+
+def _side_by_side(a: _Symbol, b: _Symbol) -> bool:
+    """Whether two alike symbols lie side by side along their thickness at the print's pitch,
+    straight across or as a sheared card has them (`_SYMBOL_SHEAR`)."""
+    offset = b.center - a.center
+    card_width = (a.length + b.length) / 2 / _SYMBOL_LENGTH
+    thickness = (a.thickness + b.thickness) / 2
+    along = abs(float(offset @ a.axis))
+    across = abs(float(offset[1] * a.axis[0] - offset[0] * a.axis[1]))
+    pitch = across / thickness
+    return (along < max(0.12 * card_width, _SYMBOL_SHEAR * across)
+            and _SYMBOL_PITCH[0] < pitch < _SYMBOL_PITCH[1])
+
+
+def _side_by_side_as_seen(a: _Symbol, b: _Symbol) -> bool:
+    """Whether two alike symbols lie side by side by their widths along and across the line
+    joining them. Seen steeply and sheared, a squiggle's or an oval's outline is nearly round
+    and its principal axis says little about the card's (bench 1106: 50 degrees off), and
+    their widths along that line may overlap."""
+    offset = b.center - a.center
+    distance = float(np.hypot(*offset))
+    line = offset / max(distance, 1e-9)
+    normal = np.array([-line[1], line[0]])
+    width_along = (a.extent_along(line) + b.extent_along(line)) / 2
+    width_across = (a.extent_along(normal) + b.extent_along(normal)) / 2
+    return (_NEAREST_SIDE_BY_SIDE < distance / width_along < _SYMBOL_PITCH[1]
+            and _SIDE_BY_SIDE_ACROSS[0] < distance / width_across < _SIDE_BY_SIDE_ACROSS[1])
+
+
+# Symbols side by side are this far apart for their widths along the line joining them
+# (from this to the pitch's upper end) and across it: flat, the pitch over a symbol's length
+# is 0.58-0.72; a card seen steeply along its length brings them closer, across it shortens
+# the symbols.
+_NEAREST_SIDE_BY_SIDE = 0.8
+_SIDE_BY_SIDE_ACROSS = (0.45, 1.0)
 # A card seen obliquely is sheared: the line through its symbols leans up to 20 degrees off
 # square to their axes (tan 20 degrees).
 _SYMBOL_SHEAR = 0.36
