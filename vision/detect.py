@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.canonical import warp_card
-from vision.features import darkest_channel, segment_ink, shows_symbols, symbols_off_centre
+from vision.features import darkest_channel, looks_sideways, segment_ink, shows_symbols, symbols_off_centre
 from vision.quad import NEXT, aspect, fit_quad, grow_quad, order_corners, short_side
 
 # Work on at most this many pixels on the long side: card outlines need no more, and it bounds
@@ -190,7 +190,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
     def finished() -> list[CardQuad]:
         if cut_candidates:
             settled(final=True)
-        final = _without_blank_pattern(_judged_by_symbols(merged, kept, small), small)
+        final = _doubles_halved(_without_blank_pattern(_judged_by_symbols(merged, kept, small), small), small)
         return _rescaled(_tightened(final, maps.whiteness, small), scale)
 
     region: _Region | None = None  # where the later steps look; None: everywhere
@@ -2219,6 +2219,89 @@ def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> lis
     # Guesses must fit the cards found plainly, not set the standard themselves (a cloth of
     # card-white squares would otherwise make the squares the typical card).
     return _consistent_with(cards, _plain_unless_few([c for c in cards if not c.partial]), image)
+
+
+def _doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+    """``cards`` with each quad that is two cards laid side by side with no seam showing
+    replaced by the two.
+
+    Two cards touching along their long sides make one quad 1.28 long for its width, which a
+    card seen a little from the side is too (and so, seen steeply, do two cards end to end);
+    where no seam shows (`_SeamSplitter` looks for one), only the size and the faces tell: a
+    quad far larger than the typical card there, whose face is no card's, and whose halves
+    (across its long sides) each are: paper round centred symbols lying across it. (Two cards
+    side by side warped as one lie a quarter turn off, their symbols squeezed tall. A card
+    larger than the typical one, in a close-up where the typical card is a poor guess, is
+    one card's face, and halved, its two symbols would lie along each half, a quarter turn
+    off, its one or three be cut or off the halves' middles.)
+    """
+    whole = [card for card in cards if not card.partial]
+    if len(whole) < 4:
+        return cards
+    # (The typical card's fit over the whole view costs a millisecond a frame: it is made only
+    # where a card is well larger than its three nearest, which on a table of cards of one
+    # size, seen from above, none is. The fit judges better where the nearest are few or
+    # doubles themselves.)
+    centers = np.array([card.center for card in whole])
+    areas = np.array([card.area for card in whole])
+    distances = np.hypot(*(centers[:, None] - centers[None]).transpose(2, 0, 1))
+    np.fill_diagonal(distances, np.inf)
+    beside = np.median(areas[np.argsort(distances, axis=1)[:, :3]], axis=1)
+    if not (areas >= _LARGER_THAN_BESIDE * beside).any():
+        return cards
+    typical = _typical_area_model(_plain_unless_few(whole))
+    result = []
+    for card in cards:
+        halves = None
+        if (not card.partial and card.area >= _DOUBLE_AREA * typical(card.center)
+                and _card_face(image, card.corners) is None):
+            halves = _halves_across(card, image)
+        result.extend(halves or [card])
+    return result
+
+
+def _halves_across(card: CardQuad, image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
+    """The two halves of a quad cut across its longer sides, near their middles, where each is
+    a card: card proportions, a paper margin, and centred symbols lying across it; else None.
+    (The quad may take in more of one card than of the other, or cut one short: each half's
+    cut is tried a little off the middle too, on its own.)"""
+    corners = card.corners
+    steps = corners[NEXT] - corners
+    lengths = np.hypot(steps[:, 0], steps[:, 1])
+    # Sides 0 and 2, or 1 and 3, are the longer pair; the cut runs from one to the other.
+    turn = 0 if lengths[0] + lengths[2] >= lengths[1] + lengths[3] else 1
+    a, b, c, d = np.roll(corners, -turn, axis=0).astype(np.float64)
+    first = next((half for at in _DOUBLE_CUTS if (half := _card_face(
+        image, np.array([a, a + at * (b - a), d + at * (c - d), d], np.float32))) is not None), None)
+    if first is None:
+        return None
+    second = next((half for at in _DOUBLE_CUTS if (half := _card_face(
+        image, np.array([b + at * (a - b), b, c, c + at * (d - c)], np.float32))) is not None), None)
+    return None if second is None else [first, second]
+
+
+def _card_face(image: npt.NDArray[np.uint8], outline: npt.NDArray[np.float32]) -> CardQuad | None:
+    """The card an outline holds, as a guess, where it has a card's proportions, a paper margin
+    and centred symbols lying across it; else None."""
+    quad = order_corners(outline)
+    if not MIN_ASPECT <= aspect(quad) <= MAX_ASPECT:
+        return None
+    paper, colour, ink = _paper_fraction(image, quad)
+    if paper < 0.6:
+        return None
+    face = segment_ink(warp_card(image, quad))
+    if (not 1 <= len(face.symbols) <= 3 or not shows_symbols(face) or symbols_off_centre(face)
+            or looks_sideways(face)):
+        return None
+    return CardQuad(quad, False, score=paper, paper=colour, ink=ink, guess=True)
+
+
+# A quad at least this many times the typical card's area there may be two cards, cut at
+# these fractions of its longer sides; it is looked for only where a card is at least this
+# many times the median area of its three nearest.
+_DOUBLE_AREA = 1.6
+_LARGER_THAN_BESIDE = 1.3
+_DOUBLE_CUTS = (0.5, 0.45, 0.55, 0.4, 0.6)
 
 
 def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
