@@ -266,7 +266,7 @@ def faces_with(extra: list[tuple[str, np.ndarray]]) -> tuple[np.ndarray, list[Ca
 def test_a_quad_over_two_cards_side_by_side_is_halved(pair: tuple[str, str]) -> None:
     from vision.quad import quad_iou
 
-    left, right = card_corners(330, 370, 0, width=90, height=140), card_corners(420, 370, 0, width=90, height=140)
+    left, right = (card_corners(x, 370, 0, width=90, height=140) for x in (330, 420))
     image, quads = faces_with([(pair[0], left), (pair[1], right)])
     halved = detect._doubles_halved(quads, image)
     assert len(halved) == 6
