@@ -548,6 +548,15 @@ class _Symbol:
     # Its convex hull's points (N, 2), where it was seen whole (not one of a run-together stack).
     hull: npt.NDArray[np.float64] | None = None
 
+    def outline(self) -> npt.NDArray[np.float64]:
+        """Its convex hull's points (N, 2), or where it was not seen whole, its box's corners."""
+        if self.hull is not None:
+            return self.hull
+        across = np.array([-self.axis[1], self.axis[0]])
+        half_length, half_thickness = self.length / 2 * self.axis, self.thickness / 2 * across
+        return self.center + np.array([-half_length - half_thickness, half_length - half_thickness,
+                                       half_length + half_thickness, -half_length + half_thickness])
+
     def extent_along(self, direction: npt.NDArray[np.float64]) -> float:
         """Its width along a unit ``direction``."""
         if self.hull is None:
@@ -586,7 +595,9 @@ def _cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], map
     # deep shadow is no paper to any map, yet its symbols show.)
     symbols, stacks = _symbols_outside(cards, maps.darkest, typical, max(widths), typical_ink, paper_level)
     paper_tint = np.median([_tint(c.paper) for c in whole], axis=0)
-    return _cards_round_groups(_symbol_groups(symbols) + stacks, cards, image, maps, typical_ink, paper_tint)
+    planes = _TablePlanes(cards)
+    return _cards_round_groups(_symbol_groups(symbols, planes) + stacks, cards, image, maps, typical_ink,
+                               paper_tint, planes=planes)
 
 
 def _cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: _Maps
@@ -675,13 +686,15 @@ _ALONE_EDGE = 0.08
 
 def _cards_round_groups(groups: list[list[_Symbol]], cards: list[CardQuad], image: npt.NDArray[np.uint8],
                         maps: _Maps, typical_ink: float, paper_tint: npt.NDArray[np.float64] | None,
-                        paper_floor: float = 0.0, edge_ratio: float = 0.0) -> list[CardQuad]:
+                        paper_floor: float = 0.0, edge_ratio: float = 0.0, planes: _TablePlanes | None = None
+                        ) -> list[CardQuad]:
     """The cards the symbol ``groups`` are printed on, outside the ``cards``: each outline
     estimated from its group, snapped to the edges round it where they show, kept where its
     margin is paper (of ``paper_tint``, if given, and no channel darker than ``paper_floor``),
     its ink as strong as a card's must be (`INK_RATIO` of ``typical_ink``), an edge shows
     along one side at least (`_strongest_side` at least ``edge_ratio`` of the paper's darkest
-    channel) and its face shows as many symbols as the group, centred."""
+    channel) and its face shows as many symbols as the group, centred. Where the table's
+    ``planes`` are known, the outline is also made on the plane (`_card_round_symbols_on`)."""
     if not groups:
         return []
     height, width = image.shape[:2]
@@ -690,10 +703,17 @@ def _cards_round_groups(groups: list[list[_Symbol]], cards: list[CardQuad], imag
         cv2.fillConvexPoly(taken, np.round(card.corners).astype(np.int32), 255)
     found = []
     for group in groups:
-        estimate = _card_round_symbols(group)
         # The outline estimated from the symbols is off by a few percent; the card's own
-        # edges, where they show, place it exactly, but may be another card's edges.
-        for corners in (_snapped_to_edges(estimate, maps.gradient), estimate):
+        # edges, where they show, place it exactly, but may be another card's edges. Seen
+        # steeply, a lone symbol's axis is sheared off the card's: the table's plane, as the
+        # nearest card shows it, gives the card's true outline round it.
+        estimates = [_card_round_symbols(group)]
+        plane = planes.nearest(np.mean([symbol.center for symbol in group], axis=0)) if planes else None
+        if plane is not None:
+            estimates += [outline for outline in [_card_round_symbols_on(plane, group)] if outline is not None]
+        tries = [(corners, estimate) for estimate in estimates
+                 for corners in (_snapped_to_edges(estimate, maps.gradient), estimate)]
+        for corners, estimate in tries:
             if not _clear_inside(corners, taken, width, height):
                 continue
             if not 0.8 < cv2.contourArea(corners) / cv2.contourArea(estimate) < 1.25:
@@ -871,9 +891,10 @@ def _ringed_by_paper(hull: npt.NDArray[np.int32], darkest: npt.NDArray[np.uint8]
     return bool(np.mean(bright) >= 0.85)
 
 
-def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
+def _symbol_groups(symbols: list[_Symbol], planes: _TablePlanes | None = None) -> list[list[_Symbol]]:
     """The symbols grouped card by card: symbols of one card lie side by side along their
-    thickness at the print's pitch, alike in length and direction (`_side_by_side`); failing
+    thickness at the print's pitch, alike in length and direction (`_side_by_side`), in the
+    image or, where the table's ``planes`` are known, on the table seen from above; failing
     that, where their axes may mislead (`_side_by_side_as_seen`), into groups of three at
     most. Groups of more than three (cards too close to tell apart) are dropped."""
     parent = list(range(len(symbols)))
@@ -896,6 +917,17 @@ def _symbol_groups(symbols: list[_Symbol]) -> list[list[_Symbol]]:
     for i, j in pairs:
         if _side_by_side(symbols[i], symbols[j]):
             join(i, j)
+    if planes:
+        # Seen steeply, one card's symbols are sheared out of line and squeezed; on the
+        # table's plane they lie as printed.
+        for i, j in pairs:
+            if root(i) != root(j):
+                plane = planes.nearest((symbols[i].center + symbols[j].center) / 2)
+                if plane is None:
+                    continue
+                a, b = _symbol_on(plane, symbols[i]), _symbol_on(plane, symbols[j])
+                if a is not None and b is not None and _alike(a, b) and _side_by_side(a, b):
+                    join(i, j)
     # (Only into groups of three at most: the looser test must not join a stray blob beside
     # a card's three symbols, which would drop them all.)
     for i, j in pairs:
@@ -975,6 +1007,76 @@ def _card_round_symbols(group: list[_Symbol]) -> npt.NDArray[np.float32]:
     corners = np.array([center - half_w - half_l, center + half_w - half_l,
                         center + half_w + half_l, center - half_w + half_l])
     return order_corners(corners.astype(np.float32))
+
+
+class _TablePlanes:
+    """The table's plane as the whole cards found show it: each card is a flat rectangle of a
+    card's proportions, so the homography taking it to one maps the whole table (a plane) to
+    a view from straight above, up to a turn and a scale."""
+
+    def __init__(self, cards: list[CardQuad]) -> None:
+        # (Not those outlined round their symbols: their outlines are estimates.)
+        self._cards = [card for card in cards if not card.partial and not card.from_symbols]
+        self._planes: dict[int, npt.NDArray[np.float64] | None] = {}
+
+    def nearest(self, point: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
+        """The homography (3, 3) from the image to the table seen from above, by the nearest
+        of the three cards nearest ``point`` whose outline the others bear out; None where
+        none does, or too few cards are found to check it by."""
+        if len(self._cards) < _PLANE_CARDS:
+            return None
+        distances = [float(np.hypot(*(card.center - point))) for card in self._cards]
+        for index in np.argsort(distances)[:3]:
+            if index not in self._planes:
+                self._planes[index] = self._plane_of(self._cards[index])
+            if self._planes[index] is not None:
+                return self._planes[index]
+        return None
+
+    def _plane_of(self, card: CardQuad) -> npt.NDArray[np.float64] | None:
+        """The homography by ``card``: of the two ways its outline may be a card's (seen
+        steeply, a card's long sides may look the shorter), the one that gives the other
+        cards most nearly a card's proportions, if it gives most of them those closely."""
+        others = [other.corners.astype(np.float64) for other in self._cards if other is not card]
+        best, best_error = None, math.inf
+        for turn in (0, 1):
+            width = short_side(card.corners)
+            flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
+            homography = cv2.getPerspectiveTransform(np.roll(card.corners, turn, axis=0).astype(np.float32),
+                                                     flat.astype(np.float32)).astype(np.float64)
+            seen_flat = [_to_plane(homography, corners) for corners in others]
+            error = float(np.median([abs(math.log(max(aspect(c), 1.0 / aspect(c)) / _FLAT_ASPECT))
+                                     for c in seen_flat]))
+            if error < best_error:
+                best, best_error = homography, error
+        return best if best_error < _FORESHORTENING_FIT else None
+
+
+# A card's plane is checked by this many other cards at least.
+_PLANE_CARDS = 4
+
+
+def _to_plane(homography: npt.NDArray[np.float64], points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``points`` (N, 2) mapped by a homography (3, 3)."""
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
+
+
+def _symbol_on(plane: npt.NDArray[np.float64], symbol: _Symbol) -> _Symbol | None:
+    """The ``symbol`` as it lies on the table seen from above (``plane``: the homography from
+    the image to it); None where it is no symbol there."""
+    return _symbol_of(_to_plane(plane, symbol.outline()).astype(np.float32))
+
+
+def _card_round_symbols_on(plane: npt.NDArray[np.float64], group: list[_Symbol]
+                           ) -> npt.NDArray[np.float32] | None:
+    """The outline of the card a group of symbols is printed on, found on the table seen from
+    above (``plane``: the homography from the image to it), where the symbols keep their
+    printed shape, and seen again in the image; None where a symbol is no symbol there."""
+    flat_symbols = [flat for flat in (_symbol_on(plane, symbol) for symbol in group) if flat is not None]
+    if len(flat_symbols) < len(group):
+        return None
+    flat_outline = _card_round_symbols(flat_symbols)
+    return order_corners(_to_plane(np.linalg.inv(plane), flat_outline.astype(np.float64)).astype(np.float32))
 
 
 def _snapped_to_edges(corners: npt.NDArray[np.float32], gradient: npt.NDArray[np.float32]
