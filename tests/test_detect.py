@@ -682,6 +682,31 @@ def test_a_card_half_in_a_hard_shadow_is_found() -> None:
     assert same_quad(cards[0].corners, order_corners(truth)) < 4.0
 
 
+def shadow_across(image: np.ndarray, dim: float, seed: int = 1) -> np.ndarray:
+    """``image`` in dim light (half), a shadow's slanting edge across its middle and sensor noise."""
+    ys, xs = np.mgrid[0:image.shape[0], 0:image.shape[1]]
+    light = np.where(xs - image.shape[1] / 2 + 0.6 * (ys - image.shape[0] / 2) < 0, dim, 1.0)
+    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 2)
+    noise = np.random.default_rng(seed).normal(0, 5, image.shape)
+    return np.clip(image * 0.5 * light[..., None] + noise, 0, 255).astype(np.uint8)
+
+
+def test_a_faint_symbol_on_a_card_half_in_shadow_is_ink() -> None:
+    # A shadow's edge runs slanting across a card of one pale outline oval (bench 1130): no
+    # plane follows the lit and the shadowed paper, and measured against one the step swamped
+    # the stroke, so the card's face showed no ink and it was no card at all.
+    corners = card_corners(150, 150, 0, width=104, height=162)
+    card = np.full((300, 300, 3), (30, 30, 30), np.float32)
+    face = 255 - (255 - render_card(Card.parse("1 green outline oval"), width=104).astype(np.float32)) * 0.45
+    paste_face(card, face, corners)
+    score, _, ink = detect._paper_fraction(shadow_across(card, 0.55), order_corners(corners))
+    assert score > 0.9 and ink > 0.2
+    # Bare paper with the same shadow across it still shows no ink.
+    blank = np.full((300, 300, 3), (30, 30, 30), np.float32)
+    cv2.fillConvexPoly(blank, np.round(corners).astype(np.int32), (235, 238, 240))
+    assert detect._paper_fraction(shadow_across(blank, 0.55), order_corners(corners))[0] == 0.0
+
+
 def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
     # A card seen close up, and a stripe of the cloth cut by the frame: far too small to be
     # any part of a card that size worth reading. A big cut card beside it stays.
