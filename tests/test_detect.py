@@ -707,6 +707,19 @@ def test_a_faint_symbol_on_a_card_half_in_shadow_is_ink() -> None:
     assert detect._paper_fraction(shadow_across(blank, 0.55), order_corners(corners))[0] == 0.0
 
 
+def test_cells_of_a_checked_cloth_round_a_dark_crossing_are_no_card_in_shadow() -> None:
+    # A quad traced round a crossing of a checked cloth's pale and dim cells (empty table
+    # 11006): each cell keeps the paper's tint, lit or shadowed, and the crossing's dark
+    # lines are ink. Unlike a shadow's one edge, the cells make several runs round its ring.
+    ys, xs = np.mgrid[0:300, 0:300]
+    cells = ((xs // 52) + (ys // 52)) % 2 == 0
+    cloth = np.where(cells[..., None], 1.0, 0.55) * np.array([235.0, 238.0, 240.0])
+    cloth[(xs % 52 < 3) | (ys % 52 < 3)] *= 0.5
+    corners = card_corners(156, 156, 0, width=104, height=162)
+    light = shadow_across(cloth, 1.0)
+    assert detect._paper_fraction(light, order_corners(corners))[0] == 0.0
+
+
 def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
     # A card seen close up, and a stripe of the cloth cut by the frame: far too small to be
     # any part of a card that size worth reading. A big cut card beside it stays.

@@ -1674,7 +1674,7 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     plane = coefficients @ ring_design
     residual = _channel_max(np.abs(ring - plane))
     close = residual < 0.08 * brightest + 5
-    shadow_edge = False
+    shadowed_brightness = None  # the ring's, where it is judged as lit and shadowed paper
     if np.count_nonzero(close) < 0.6 * len(close):
         # A shadow's edge across the card is no plane (the plane fitted lies between the lit
         # and the shadowed paper), but paper in shadow keeps its tint: darker in proportion in
@@ -1686,15 +1686,16 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
         tint_off = _channel_max(np.abs(ring / ring_sum - plane / plane_sum))
         either = close | ((tint_off < _SHADOW_TINT) & (shade > _SHADOWED_PAPER)
                           & (shade < 1.0 / _SHADOWED_PAPER))
-        shadow_edge = np.count_nonzero(either) >= _SHADOWED_RING * len(close)
-        if shadow_edge:
+        if np.count_nonzero(either) >= _SHADOWED_RING * len(close):
             close = either
+            shadowed_brightness = ring_sum
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
     noise, difference = _ink_against_plane(raw, residual, coefficients)
     ink = np.count_nonzero(difference > max(0.1 * brightest, 4 * noise) + 4) / len(difference)
     strength = _percentile(difference, 0.99) / brightest
-    if ink < 0.01 and shadow_edge:
+    if (ink < 0.01 and shadowed_brightness is not None
+            and _one_shadow_edge(shadowed_brightness, ring_index)):
         # (Only where the plane sees none: measured so for every shadowed ring, cards the
         # plane's measure passed changed too, and one scene of a striped cloth lost four.)
         noise, difference = _ink_under_shadow_edge(raw, patch)
@@ -1703,6 +1704,26 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     if ink < 0.01:
         return 0.0, colour, strength
     return float(np.count_nonzero(close)) / len(close), colour, strength
+
+
+def _one_shadow_edge(brightness: npt.NDArray[np.float32], ring_index: npt.NDArray[np.intp]) -> bool:
+    """Whether the ring's lit and shadowed paper (its pixels' ``brightness`` at the patch's
+    flat ``ring_index``) lie in one run each, as one shadow's edge across a card leaves them.
+    Round a quad traced on a checked cloth, its cells alternate: each is paper-like and keeps
+    the same tint, lit or shadowed, but they make several runs (empty table 11006: ten cells
+    more taken for cards without this test)."""
+    low, high = _percentile(brightness, 0.1), _percentile(brightness, 0.9)
+    middle, margin = (low + high) / 2, (high - low) / 4
+    least = 0.03 * len(brightness)
+    canvas = np.zeros(_RING_PATCH[0] * _RING_PATCH[1], np.uint8)
+    for part in (brightness < middle - margin, brightness > middle + margin):
+        canvas[:] = 0
+        canvas[ring_index[part]] = 255
+        _, _, stats, _ = cv2.connectedComponentsWithStats(canvas.reshape(_RING_PATCH[1], _RING_PATCH[0]),
+                                                          connectivity=8)
+        if np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= least) > 1:
+            return False
+    return True
 
 
 def _ink_against_plane(raw: npt.NDArray[np.uint8], residual: npt.NDArray[np.float32],
