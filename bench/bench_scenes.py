@@ -4,8 +4,8 @@ Detection precision and recall (a detection matches a labelled card when their q
 with IoU > 0.5; cards under half in view are not expected, and a detection reported partial
 that outlines the part in view of such a card cut by the frame counts neither as found nor as
 false: "cut card reported partial"), reading accuracy per attribute and per card on the cards
-found, whole-board accuracy (every card found and read right, nothing extra) and SET-list
-accuracy.
+found with the wrong readings not flagged uncertain (the ones a user would trust), whole-board
+accuracy (every card found and read right, nothing extra) and SET-list accuracy.
 
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR] [--model FILE]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
@@ -92,7 +92,8 @@ def main() -> None:
             right = [getattr(seen.card, a) == truth_card[a] for a in ATTRIBUTES]
             for attribute, ok in zip(ATTRIBUTES, right):
                 attribute_right[attribute] += ok
-            counts.update(read=1, read_right=int(all(right)), uncertain=int(seen.uncertain))
+            counts.update(read=1, read_right=int(all(right)), uncertain=int(seen.uncertain),
+                          wrong_sure=int(not all(right) and not seen.uncertain))
             wrong += not all(right)
         whole = (len(matches) == len(expected) and false_cards == 0 and wrong == 0)
         counts.update(board_right=int(whole))
@@ -117,10 +118,11 @@ def main() -> None:
         # no card is seen.)
         recall = f"{100 * c['found'] / c['expected']:.1f}%" if c["expected"] else "-"
         rows.append([table, c["scenes"], c["expected"], precision, recall, c["false"], c["cut"],
-                     f"{100 * c['read_right'] / c['read']:.1f}%" if c["read"] else "-",
+                     f"{100 * c['read_right'] / c['read']:.1f}%" if c["read"] else "-", c["wrong_sure"],
                      f"{100 * c['board_right'] / c['scenes']:.0f}%", f"{100 * c['sets_right'] / c['scenes']:.0f}%"])
     print(markdown_table(["table", "scenes", "cards", "detection precision", "detection recall",
-                         "false cards", "cut cards reported partial", "card read right", "whole board right", "SET list right"], rows))
+                          "false cards", "cut cards reported partial", "card read right",
+                          "read wrong, not flagged", "whole board right", "SET list right"], rows))
     if not totals["read"]:
         return
     print()
