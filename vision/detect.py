@@ -708,7 +708,8 @@ def _cards_round_groups(groups: list[list[_Symbol]], cards: list[CardQuad], imag
         # steeply, a lone symbol's axis is sheared off the card's: the table's plane, as the
         # nearest card shows it, gives the card's true outline round it.
         estimates = [_card_round_symbols(group)]
-        plane = planes.nearest(np.mean([symbol.center for symbol in group], axis=0)) if planes else None
+        plane = (planes.nearest(np.mean([symbol.center for symbol in group], axis=0))
+                 if planes is not None else None)
         if plane is not None:
             estimates += [outline for outline in [_card_round_symbols_on(plane, group)] if outline is not None]
         tries = [(corners, estimate) for estimate in estimates
@@ -917,7 +918,7 @@ def _symbol_groups(symbols: list[_Symbol], planes: _TablePlanes | None = None) -
     for i, j in pairs:
         if _side_by_side(symbols[i], symbols[j]):
             join(i, j)
-    if planes:
+    if planes is not None:
         # Seen steeply, one card's symbols are sheared out of line and squeezed; on the
         # table's plane they lie as printed.
         for i, j in pairs:
@@ -1039,9 +1040,9 @@ class _TablePlanes:
         cards most nearly a card's proportions, if it gives most of them those closely."""
         others = [other.corners.astype(np.float64) for other in self._cards if other is not card]
         best, best_error = None, math.inf
+        width = short_side(card.corners)
+        flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
         for turn in (0, 1):
-            width = short_side(card.corners)
-            flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
             homography = cv2.getPerspectiveTransform(np.roll(card.corners, turn, axis=0).astype(np.float32),
                                                      flat.astype(np.float32)).astype(np.float64)
             seen_flat = [_to_plane(homography, corners) for corners in others]
@@ -1691,19 +1692,24 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
             shadowed_brightness = ring_sum
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
-    noise, difference = _ink_against_plane(raw, residual, coefficients)
-    ink = np.count_nonzero(difference > max(0.1 * brightest, 4 * noise) + 4) / len(difference)
-    strength = _percentile(difference, 0.99) / brightest
+    ink, strength = _ink_of(*_ink_against_plane(raw, residual, coefficients), brightest)
     if (ink < 0.01 and shadowed_brightness is not None
             and _one_shadow_edge(shadowed_brightness, ring_index)):
         # (Only where the plane sees none: measured so for every shadowed ring, cards the
         # plane's measure passed changed too, and one scene of a striped cloth lost four.)
-        noise, difference = _ink_under_shadow_edge(raw, patch)
-        ink = np.count_nonzero(difference > max(0.1 * brightest, 4 * noise) + 4) / len(difference)
-        strength = _percentile(difference, 0.99) / brightest
+        ink, strength = _ink_of(*_ink_under_shadow_edge(raw, patch), brightest)
     if ink < 0.01:
         return 0.0, colour, strength
     return float(np.count_nonzero(close)) / len(close), colour, strength
+
+
+def _ink_of(noise: float, difference: npt.NDArray[np.float32], brightest: float) -> tuple[float, float]:
+    """From the paper's ``noise`` and each middle pixel's ``difference`` from the paper: the
+    fraction of the middle that is ink (standing out of the noise, and by a tenth of the
+    paper's ``brightest`` channel at least) and the ink's strength (the 99th percentile of the
+    difference, over that brightness)."""
+    ink = np.count_nonzero(difference > max(0.1 * brightest, 4 * noise) + 4) / len(difference)
+    return ink, _percentile(difference, 0.99) / brightest
 
 
 def _one_shadow_edge(brightness: npt.NDArray[np.float32], ring_index: npt.NDArray[np.intp]) -> bool:
