@@ -2318,28 +2318,31 @@ def _centers_close(a: CardQuad, b: CardQuad) -> bool:
     return distance < 0.5 * np.sqrt(max(a.area, b.area))
 
 
-def _outside_colours(image: npt.NDArray[np.uint8], quads: list[npt.NDArray[np.float32]]
-                     ) -> npt.NDArray[np.float64]:
-    """Median BGR just outside each card's outline (what it lies on), from the points in the
-    image: float64 (n, 3), black for an outline with no point in the image."""
-    if not quads:
-        return np.zeros((0, 3))
-    corners = np.asarray(quads, dtype=np.float64)                            # (n, 4, 2)
+def _outside_points(image: npt.NDArray[np.uint8], quads: list[npt.NDArray[np.float32]]
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The BGR colours just outside each card's outline (what it lies on), at 36 points round
+    it: float64 (n, 36, 3), and bool (n, 36), whether each point lies in the image."""
+    corners = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)          # (n, 4, 2)
     center = corners.mean(axis=1, keepdims=True)
     outline = center + (corners - center) * 1.12
     ends = outline[:, NEXT]
     steps = np.linspace(0.1, 0.9, 9)[None, None, :, None]
-    points = (outline[:, :, None] + (ends - outline)[:, :, None] * steps).reshape(len(quads), -1, 2)
+    points = (outline[:, :, None] + (ends - outline)[:, :, None] * steps).reshape(len(corners), -1, 2)
     height, width = image.shape[:2]
     inside = ((points[..., 0] >= 0) & (points[..., 0] < width)
               & (points[..., 1] >= 0) & (points[..., 1] < height))
     xs = np.clip(points[..., 0], 0, width - 1).astype(int)
     ys = np.clip(points[..., 1], 0, height - 1).astype(int)
-    colours = image[ys, xs].astype(np.float64)                               # (n, k, 3)
+    return image[ys, xs].astype(np.float64), inside
+
+
+def _outside_colours(colours: npt.NDArray[np.float64], inside: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """The median of each card's colours just outside (`_outside_points`) in the image:
+    float64 (n, 3), black for an outline with no point in the image."""
     if inside.all():  # the usual case, and np.nanmedian is 40x slower than np.median
         return np.median(colours, axis=1)
     return np.array([np.median(colours[i][inside[i]], axis=0) if inside[i].any() else np.zeros(3)
-                     for i in range(len(quads))])
+                     for i in range(len(colours))])
 
 
 def _tint(colour: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -2375,6 +2378,20 @@ def _table_tint(colours: list[npt.NDArray[np.float64]]) -> tuple[npt.NDArray[np.
 
 
 _TABLE_TINT_SPREAD = 0.06
+
+
+def _common_on_table(tint: npt.NDArray[np.float64], palette: npt.NDArray[np.float64]) -> bool:
+    """Whether a tint is one the table shows round the whole cards: at least `_TABLE_SHARE` of
+    the points of that ``palette`` (tints, (k, 3)) within `_TABLE_TINT_SPREAD` of it. The
+    median round a card on a cloth of dark and pale stripes is either colour, as the stripes
+    fall: a cut card lying on a dark stripe lies on the table all the same."""
+    if not len(palette):
+        return False
+    close = np.abs(palette - tint).max(axis=1) <= _TABLE_TINT_SPREAD
+    return bool(np.mean(close) >= _TABLE_SHARE)
+
+
+_TABLE_SHARE = 0.25
 
 
 def _keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
@@ -2570,9 +2587,16 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     paper_tint = (np.median([_tint(c.paper) for c in whole], axis=0) if len(whole) >= 3 else
                   np.median([_tint(c.paper) for c in plain_whole], axis=0) if plain_whole else None)
     # What each card lies on, needed only to judge cut cards against the whole ones.
-    outside = _outside_colours(image, [c.corners for c in cards]) if len(whole) >= 3 else None
-    table_tint, table_spread = _table_tint(
-        [colour for card, colour in zip(cards, outside) if not card.partial] if outside is not None else [])
+    outside = None
+    table_tint, table_spread = _table_tint([])
+    table_palette = np.zeros((0, 3))
+    if len(whole) >= 3:
+        points, in_image = _outside_points(image, [c.corners for c in cards])
+        outside = _outside_colours(points, in_image)
+        table_tint, table_spread = _table_tint([colour for card, colour in zip(cards, outside) if not card.partial])
+        # (Every point round the whole cards: a cloth of two colours shows both.)
+        whole_index = [i for i, card in enumerate(cards) if not card.partial]
+        table_palette = _tint(points[whole_index][in_image[whole_index]])
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth, unless
     # the face shows them as symbols (a pale outline seen small and blurred).
@@ -2594,7 +2618,10 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
             # of a pale patch of rug at the frame edge are guesses or small.)
             spread = (table_spread if not card.guess and card.area >= 0.5 * typical_area
                       else _TABLE_TINT_SPREAD)
-            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > spread:
+            # (Or on a colour common round the whole cards, a cloth's dark stripe, where its
+            # face shows a symbol: a blank end of a pale stripe at the frame edge does not.)
+            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > spread and not (
+                    _common_on_table(_tint(outside[index]), table_palette) and _shows_symbols(image, card)):
                 continue  # lying on something else than the table: the card art on a box
         if card.partial:
             # (No larger than a whole card may be, either: a patch of pale table at the frame
