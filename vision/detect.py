@@ -1867,6 +1867,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         return weight * quad.score / (1.0 + 2.0 * _size_mismatch(quad, typical(quad.center)))
 
     kept: list[CardQuad] = []
+    covering_kept: list[CardQuad] = []
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
         if any(_centers_close(k, candidate) and _iou_estimate(k, candidate) > 0.5 for k in kept):
             continue
@@ -1874,8 +1875,20 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         # symbols lying on it.)
         if candidate.guess and any(_covers(k, candidate) and not (
                 candidate.from_symbols and k.area > 2.0 * typical(k.center)) for k in kept):
+            covering_kept.append(candidate)
             continue
         kept.append(candidate)
+    # A guess over quads kept may be the card they are pieces of: a pale stripe of a cloth
+    # running under a card parts its paper in the maps that outline cards plainly, and only a
+    # later look outlines it whole.
+    for guess in covering_kept:
+        outline = guess.corners.reshape(-1, 1, 2)
+        covered = [k for k in kept if _covers(k, guess) or cv2.pointPolygonTest(
+            outline, tuple(map(float, k.center)), False) > 0]
+        # (Not where the frame cuts any of them: a cut card's size says nothing of a card's.)
+        if covered and not any(q.partial for q in [guess, *covered]) and _pieces_of(guess, covered, typical) and (
+                len(covered) == 1 or sum(k.area for k in covered) >= _PIECES_FILL * guess.area):
+            kept = [k for k in kept if not any(k is c for c in covered)] + [guess]
     dropped: set[int] = set()
     shows_none: dict[int, bool] = {}
 
@@ -1938,6 +1951,19 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             else:
                 dropped.add(j)
     return [quad for i, quad in enumerate(kept) if i not in dropped]
+
+
+# Two or more pieces of a card cover at least this fraction of it.
+_PIECES_FILL = 0.7
+
+
+def _pieces_of(quad: CardQuad, inner: list[CardQuad], typical: Callable[[npt.NDArray[np.float32]], float]
+               ) -> bool:
+    """Whether the quads ``inner`` are pieces of ``quad``: each lies inside it (`_lies_inside`)
+    and it is nearer the ``typical`` card size than each of them."""
+    mismatch = _size_mismatch(quad, typical(quad.center))
+    return all(_lies_inside(piece, quad) and mismatch < _size_mismatch(piece, typical(piece.center))
+               for piece in inner)
 
 
 def _outermost(quads: list[CardQuad]) -> list[CardQuad]:
