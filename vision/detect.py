@@ -1888,7 +1888,8 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
         # (Not where the frame cuts any of them: a cut card's size says nothing of a card's.)
         if covered and not any(q.partial for q in [guess, *covered]) and _pieces_of(guess, covered, typical) and (
                 len(covered) == 1 or sum(k.area for k in covered) >= _PIECES_FILL * guess.area):
-            kept = [k for k in kept if not any(k is c for c in covered)] + [guess]
+            pieces = {id(k) for k in covered}
+            kept = [k for k in kept if id(k) not in pieces] + [guess]
     dropped: set[int] = set()
     shows_none: dict[int, bool] = {}
 
@@ -2619,10 +2620,10 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     if len(whole) >= 3:
         points, in_image = _outside_points(image, [c.corners for c in cards])
         outside = _outside_colours(points, in_image)
-        table_tint, table_spread = _table_tint([colour for card, colour in zip(cards, outside) if not card.partial])
+        is_whole = np.array([not card.partial for card in cards])
+        table_tint, table_spread = _table_tint(list(outside[is_whole]))
         # (Every point round the whole cards: a cloth of two colours shows both.)
-        whole_index = [i for i, card in enumerate(cards) if not card.partial]
-        table_palette = _tint(points[whole_index][in_image[whole_index]])
+        table_palette = _tint(points[is_whole][in_image[is_whole]])
     # Every card is printed with the same inks: symbols that barely stand out of the paper,
     # where the other cards' symbols stand out clearly, are the texture of a cloth, unless
     # the face shows them as symbols (a pale outline seen small and blurred).
@@ -2646,9 +2647,11 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
                       else _TABLE_TINT_SPREAD)
             # (Or on a colour common round the whole cards, a cloth's dark stripe, where its
             # face shows a symbol: a blank end of a pale stripe at the frame edge does not.)
-            if outside is not None and np.abs(_tint(outside[index]) - table_tint).max() > spread and not (
-                    _common_on_table(_tint(outside[index]), table_palette) and _shows_symbols(image, card)):
-                continue  # lying on something else than the table: the card art on a box
+            if outside is not None:
+                lies_on = _tint(outside[index])
+                if np.abs(lies_on - table_tint).max() > spread and not (
+                        _common_on_table(lies_on, table_palette) and _shows_symbols(image, card)):
+                    continue  # lying on something else than the table: the card art on a box
         if card.partial:
             # (No larger than a whole card may be, either: a patch of pale table at the frame
             # edge, far from the cards, can have their proportions at twice their size.)
