@@ -49,6 +49,36 @@ def test_numpy_inference_equals_sklearn_predict_proba() -> None:
         np.testing.assert_allclose(ours[name], models[name].predict_proba(X[:, columns]), rtol=0, atol=1e-10)
 
 
+def test_the_threshold_is_the_stricter_of_crops_and_scene_cards() -> None:
+    def readings(confidences: list[float], right: list[bool]) -> tuple[np.ndarray, np.ndarray]:
+        probabilities = np.array([[c, 1 - c, 0.0] for c in confidences])
+        return probabilities, np.where(right, 0, 1)
+
+    # Crops: many, all read right down to 0.7 confidence. Scene cards: 5 mistakes at 0.9 among
+    # 1,000 right ones at 0.99, which no threshold below 0.99 keeps 99.95% accurate.
+    crops = readings([0.99] * 500 + [0.7] * 10_000, [True] * 10_500)
+    scene = readings([0.99] * 1000 + [0.9] * 5, [True] * 1000 + [False] * 5)
+    assert training.choose_threshold(*crops) == pytest.approx(0.7)
+    assert training.choose_threshold(*scene) == training.MAX_THRESHOLD
+    pooled = tuple(np.concatenate(parts) for parts in zip(crops, scene))
+    assert training.choose_threshold(*pooled) == pytest.approx(0.7)  # the crops dilute the mistakes
+    assert training.stricter_threshold([crops, scene]) == training.MAX_THRESHOLD
+    assert training.stricter_threshold([crops]) == pytest.approx(0.7)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # small data: fit as far as it gets
+def test_of_several_network_starts_the_one_with_fewest_confident_mistakes_is_kept() -> None:
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 6))
+    y = ((X[:, 0] + 0.5 * rng.normal(size=400)) > 0).astype(np.int64) + (X[:, 1] > 1.0)
+    model, starts = training.fit_network_of_starts(X[:300], y[:300], X[300:], y[300:], hidden=4, seed=11, starts=3)
+    assert [s["seed"] for s in starts] == [11, 12, 13]
+    probabilities = model.predict_proba(X[300:])
+    confident_wrong = np.count_nonzero((probabilities.argmax(axis=1) != y[300:])
+                                       & (probabilities.max(axis=1) >= training.MAX_THRESHOLD))
+    assert confident_wrong == min(s["confident_wrong"] for s in starts)
+
+
 def test_a_model_of_other_features_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "card_reader.json"
     path.write_text('{"format": "%s", "features": ["x"], "attributes": {}}' % training.MODEL_FORMAT)

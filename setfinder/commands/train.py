@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Rebuild models/card_reader.json from the labelled crops in DATA/set-photos "
                     "(split by source photo; fixed seeds, so the same data gives the same model) "
                     "and print held-out accuracy, also on DATA/errcw-set-solver when present. "
-                    "Takes about 10 minutes on 2 cores (most of it generating and detecting 1,150 scenes).",
+                    "Takes about 13 minutes on 2 cores (most of it generating and detecting 1,150 scenes).",
         epilog="Example: setfinder train --data ../shared/data --out models/",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
