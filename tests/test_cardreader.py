@@ -110,6 +110,32 @@ def test_a_blank_card_gives_a_reading_not_an_exception(reader: CardReader) -> No
     assert not printed.blank and not printed.uncertain
 
 
+def _with_shadow(card: np.ndarray, light: float) -> np.ndarray:
+    """``card`` with a shadow's soft-edged diagonal across it: ``light`` of the light beyond."""
+    height, width = card.shape[:2]
+    rows, columns = np.mgrid[0:height, 0:width]
+    shadow = cv2.GaussianBlur(((rows - height / 2) > 1.2 * (columns - width / 2)).astype(np.float32), (0, 0), 1.5)
+    return np.clip(card * (1 - (1 - light) * shadow)[:, :, None], 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("text", ["2 green outline squiggle", "1 red outline oval", "2 red solid oval",
+                                  "1 green striped squiggle"])
+def test_a_shadow_across_the_face_makes_an_uncertain_reading_not_a_blank_face(reader: CardReader,
+                                                                              text: str) -> None:
+    # The paper white does not follow the shadow's sharp edge: the shadow is one blob of ink from
+    # edge to edge that swallows the symbols, and the face looked blank (a close-up of one card
+    # with a shadow across it was dropped as a patch of table).
+    card = _with_shadow(render_card(Card.parse(text)), 0.55)
+    assert not shows_symbols(segment_ink(card))  # (what this test is about)
+    [reading] = reader.read([card])
+    assert not reading.blank and reading.shadowed and reading.uncertain
+    paper = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8)
+    [nothing] = reader.read([_with_shadow(paper, 0.55)])
+    assert nothing.blank and not nothing.shadowed
+    [plain] = reader.read([render_card(Card.parse(text))])
+    assert not plain.shadowed
+
+
 @pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])
 def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: CardReader,
                                                                        shift: tuple[int, int]) -> None:

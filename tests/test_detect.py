@@ -317,6 +317,20 @@ def test_an_empty_table_has_no_cards(table: str) -> None:
         assert recognizer.read_board(image).cards == (), f"seed {seed}"
 
 
+def test_a_close_up_of_one_card_with_a_shadow_across_it_is_a_card_read_as_uncertain() -> None:
+    # Generated scene 13014 (felt): one card in full view, a shadow's edge across its face. Its
+    # face looked blank to the reader, and a board of blank faces is a pattern of the table: the
+    # card was dropped and the photo answered "no cards".
+    from vision.quad import quad_iou
+    from vision.recognize import Recognizer
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(13014, 1, size=(960, 720), table="felt", effects=1.0)
+    [seen] = Recognizer().read_board(image).cards
+    assert quad_iou(np.asarray(seen.corners), np.asarray(truth["cards"][0]["corners"])) > 0.9
+    assert seen.uncertain
+
+
 def test_a_cut_card_alone_is_kept_on_a_dark_table() -> None:
     # The rule above must not lose a real cut card where no whole card is in view: its paper is
     # grey and brighter than the table.

@@ -49,7 +49,9 @@ class CardReading:
     (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True;
     ``off_centre`` is True when its symbols sit off the card's middle, as no SET card prints
     them (`vision.features.symbols_off_centre`: the outline is not the card's), and then
-    ``uncertain`` is True too.
+    ``uncertain`` is True too; ``shadowed`` is True when its symbols could only be told from a
+    shadow across it (`vision.features.shows_symbols_under_shadow`): the features are then
+    made of the shadow too, and ``uncertain`` is True.
     """
 
     card: Card
@@ -59,6 +61,7 @@ class CardReading:
     sideways: bool = field(default=False, compare=False)
     blank: bool = field(default=False, compare=False)
     off_centre: bool = field(default=False, compare=False)
+    shadowed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -165,15 +168,16 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features, sideways, blank, off_centre = features_and_ink_checks(cards)
-        return self.read_features(features, sideways, blank, off_centre)
+        features, sideways, blank, off_centre, shadowed = features_and_ink_checks(cards)
+        return self.read_features(features, sideways, blank, off_centre, shadowed)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],
                       sideways: npt.NDArray[np.bool_] | None = None,
                       blank: npt.NDArray[np.bool_] | None = None,
-                      off_centre: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
+                      off_centre: npt.NDArray[np.bool_] | None = None,
+                      shadowed: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
-        sideways, blank and off-centre flags (n,), as `read` would give."""
+        sideways, blank, off-centre and shadowed flags (n,), as `read` would give."""
         probabilities = self.probabilities(features)
         # Winning class and its probability per attribute, for all cards at once.
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
@@ -182,6 +186,7 @@ class CardReader:
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
         misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
+        shaded = [False] * len(features) if shadowed is None else [bool(v) for v in shadowed]
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
@@ -193,9 +198,10 @@ class CardReader:
                 uncertain |= confidence[name] < model.threshold
             card = Card.from_attributes(count=int(values["count"]), color=values["color"],
                                         shading=values["shading"], shape=values["shape"])
-            # A card showing no symbol gives features of nothing printed: whatever the
-            # classifiers make of them, the reading is a guess.
+            # A card showing no symbol gives features of nothing printed, one under a shadow
+            # features of the shadow: whatever the classifiers make of them, the reading is a
+            # guess.
             readings.append(CardReading(card, confidence, min(confidence.values()),
-                                        uncertain or blanks[i] or misplaced[i], flags[i], blanks[i],
-                                        misplaced[i]))
+                                        uncertain or blanks[i] or misplaced[i] or shaded[i], flags[i],
+                                        blanks[i], misplaced[i], shaded[i]))
         return readings
