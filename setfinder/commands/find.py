@@ -102,7 +102,7 @@ def _report_board(args: argparse.Namespace, path: str, board: Any, elapsed_ms: f
                    ("image", "width", "height", "elapsed_ms", "cards", "sets", "verdict")}
         print(json.dumps(ordered), flush=True)
         return
-    print(f"{path}: {len(board.cards)} cards ({elapsed_ms:.0f} ms)")
+    print(f"{path}: {len(board.cards)} card{'' if len(board.cards) == 1 else 's'} ({elapsed_ms:.0f} ms)")
     print(board_table(board))
     print(verdict_text(board))
     for number, triple in enumerate(board.sets(), 1):
