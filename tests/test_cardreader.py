@@ -14,7 +14,7 @@ from setfinder.cli import main
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop
 from vision.cardreader import CardReader, CardReading, ModelError
 from vision.features import (FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards, segment_ink,
-                             shows_symbols)
+                             shows_symbols, without_shadow)
 from vision.render import render_card
 from vision import training
 
@@ -119,21 +119,30 @@ def _with_shadow(card: np.ndarray, light: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize("text", ["2 green outline squiggle", "1 red outline oval", "2 red solid oval",
-                                  "1 green striped squiggle"])
-def test_a_shadow_across_the_face_makes_an_uncertain_reading_not_a_blank_face(reader: CardReader,
-                                                                              text: str) -> None:
+                                  "1 green striped squiggle", "3 purple striped diamond"])
+def test_a_card_with_a_shadow_across_it_is_read_relit(reader: CardReader, text: str) -> None:
     # The paper white does not follow the shadow's sharp edge: the shadow is one blob of ink from
     # edge to edge that swallows the symbols, and the face looked blank (a close-up of one card
-    # with a shadow across it was dropped as a patch of table).
+    # with a shadow across it was dropped as a patch of table). Read unlit, its features are the
+    # shadow's too: "1 red outline oval" read as "3 red striped diamond".
     card = _with_shadow(render_card(Card.parse(text)), 0.55)
     assert not shows_symbols(segment_ink(card))  # (what this test is about)
     [reading] = reader.read([card])
-    assert not reading.blank and reading.shadowed and reading.uncertain
+    assert not reading.blank and reading.shadowed
+    assert reading.card == Card.parse(text)
+    relit = without_shadow(card)
+    assert shows_symbols(segment_ink(relit))
     paper = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8)
     [nothing] = reader.read([_with_shadow(paper, 0.55)])
-    assert nothing.blank and not nothing.shadowed
+    assert nothing.blank and not nothing.shadowed and nothing.uncertain
     [plain] = reader.read([render_card(Card.parse(text))])
     assert not plain.shadowed
+
+
+def test_relighting_keeps_an_evenly_lit_card_as_it_is() -> None:
+    card = render_card(Card.parse("3 purple striped diamond"))
+    difference = np.abs(without_shadow(card).astype(int) - card.astype(int))
+    assert np.median(difference) <= 2
 
 
 @pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])

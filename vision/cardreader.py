@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.cards import Card
-from vision.features import FEATURE_NAMES, check_canonical, features_and_ink_checks
+from vision.features import FEATURE_NAMES, check_canonical, features_and_ink_checks, without_shadow
 
 MODEL_FORMAT = "setfinder-card-reader/3"
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_reader.json"
@@ -50,8 +50,9 @@ class CardReading:
     ``off_centre`` is True when its symbols sit off the card's middle, as no SET card prints
     them (`vision.features.symbols_off_centre`: the outline is not the card's), and then
     ``uncertain`` is True too; ``shadowed`` is True when its symbols could only be told from a
-    shadow across it (`vision.features.shows_symbols_under_shadow`): the features are then
-    made of the shadow too, and ``uncertain`` is True.
+    shadow's edge across it (`vision.features.shows_symbols_under_shadow`): the reading is then
+    that of the card relit evenly (`vision.features.without_shadow`), and where the symbols do
+    not show plainly even relit, ``uncertain`` is True.
     """
 
     card: Card
@@ -169,15 +170,29 @@ class CardReader:
         if not cards:
             return []
         features, sideways, blank, off_centre, shadowed = features_and_ink_checks(cards)
-        return self.read_features(features, sideways, blank, off_centre, shadowed)
+        unreadable = np.zeros(len(cards), dtype=bool)
+        if shadowed.any():
+            # A shadow's edge hid the symbols from the ink segmentation, and the features are
+            # the shadow's too: those cards are read relit.
+            which = np.flatnonzero(shadowed)
+            relit, relit_sideways, relit_blank, relit_off_centre, relit_shadowed = features_and_ink_checks(
+                [without_shadow(cards[i]) for i in which])
+            for k, i in enumerate(which):
+                if relit_blank[k] or relit_shadowed[k]:
+                    unreadable[i] = True
+                else:
+                    features[i], sideways[i], off_centre[i] = relit[k], relit_sideways[k], relit_off_centre[k]
+        return self.read_features(features, sideways, blank, off_centre, shadowed, unreadable)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],
                       sideways: npt.NDArray[np.bool_] | None = None,
                       blank: npt.NDArray[np.bool_] | None = None,
                       off_centre: npt.NDArray[np.bool_] | None = None,
-                      shadowed: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
+                      shadowed: npt.NDArray[np.bool_] | None = None,
+                      unreadable: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
-        sideways, blank, off-centre and shadowed flags (n,), as `read` would give."""
+        sideways, blank, off-centre and shadowed flags (n,), as `read` would give; a card
+        flagged ``unreadable`` (n,) is uncertain whatever its features say."""
         probabilities = self.probabilities(features)
         # Winning class and its probability per attribute, for all cards at once.
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
@@ -187,6 +202,7 @@ class CardReader:
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
         misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
         shaded = [False] * len(features) if shadowed is None else [bool(v) for v in shadowed]
+        guessed = [False] * len(features) if unreadable is None else [bool(v) for v in unreadable]
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
@@ -198,10 +214,10 @@ class CardReader:
                 uncertain |= confidence[name] < model.threshold
             card = Card.from_attributes(count=int(values["count"]), color=values["color"],
                                         shading=values["shading"], shape=values["shape"])
-            # A card showing no symbol gives features of nothing printed, one under a shadow
-            # features of the shadow: whatever the classifiers make of them, the reading is a
-            # guess.
+            # A card showing no symbol gives features of nothing printed, one whose symbols
+            # show under a shadow but not relit features of the shadow: whatever the
+            # classifiers make of them, the reading is a guess.
             readings.append(CardReading(card, confidence, min(confidence.values()),
-                                        uncertain or blanks[i] or misplaced[i] or shaded[i], flags[i],
+                                        uncertain or blanks[i] or misplaced[i] or guessed[i], flags[i],
                                         blanks[i], misplaced[i], shaded[i]))
         return readings

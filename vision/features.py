@@ -441,7 +441,8 @@ def shows_symbols_under_shadow(seg: InkSegmentation) -> bool:
     was dropped as a blank patch of table). Here the paper is the face closed over its
     symbols instead, as `vision.detect` does for its own ink test: a closing keeps a step of
     light but fills dark marks narrower than its kernel, and every symbol is. The features
-    are still made of the shadow as ink, so a card found this way is read as uncertain.
+    are still made of the shadow as ink: `vision.cardreader` reads such a card again relit
+    (`without_shadow`).
     """
     small = cv2.resize(seg.face[:_SMALL_H * _SCALE, :_SMALL_W * _SCALE], (_SMALL_W, _SMALL_H),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -460,6 +461,46 @@ def shows_symbols_under_shadow(seg: InkSegmentation) -> bool:
     return _any_symbol_box([cv2.boundingRect(contour) for contour in contours])
 
 
+def without_shadow(card: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """A canonical card (BGR uint8 (250, 160, 3)) relit evenly, a shadow's edge across it taken out.
+
+    Its paper is told from its ink by colour, not brightness: SET's inks are coloured against
+    the paper, and paper in shadow keeps the paper's colour, only darker. The paper behind the
+    ink (grown by a few pixels, for the colour a stroke bleeds into the paper beside it) is
+    filled in from the paper round it, nearest first (normalised Gaussian blurs, each wider
+    than the last, taken where they reach enough paper); the card is divided by that paper and
+    brought back to its brightest paper's level. (A closing over the symbols, as
+    `shows_symbols_under_shadow` uses, left blocks of the shadow's soft edge in place.)
+    """
+    face = card.astype(np.float32) + 1.0
+    # The paper is made at half resolution (it is smooth but for the shadow's edge; 4x cheaper).
+    half = cv2.resize(face, (CARD_WIDTH // 2, CARD_HEIGHT // 2), interpolation=cv2.INTER_AREA)
+    brightness = half.sum(axis=2)
+    paper_colour = np.median(half[brightness >= np.percentile(brightness, 80)], axis=0)
+    balanced = half / paper_colour
+    highest, lowest = balanced.max(axis=2), balanced.min(axis=2)
+    ink = ((highest - lowest) / highest > _RELIGHT_INK_CHROMA).astype(np.uint8)
+    paper_weight = 1.0 - cv2.dilate(ink, _RELIGHT_INK_GROWTH).astype(np.float32)
+    paper = np.empty_like(half)
+    paper[:] = paper_colour
+    filled = np.zeros(paper_weight.shape, dtype=bool)
+    for sigma in _RELIGHT_SIGMAS:
+        weight = cv2.GaussianBlur(paper_weight, (0, 0), sigma)
+        estimate = cv2.GaussianBlur(half * paper_weight[:, :, None], (0, 0), sigma) / np.maximum(weight, 1e-6)[:, :, None]
+        take = ~filled & (weight > 0.2)
+        paper[take] = estimate[take]
+        filled |= take
+    level = np.percentile(paper.reshape(-1, 3), 95, axis=0)
+    paper = cv2.resize(paper, (CARD_WIDTH, CARD_HEIGHT), interpolation=cv2.INTER_LINEAR)
+    return np.clip(face / paper * level - 1.0, 0, 255).astype(np.uint8)
+
+
+# A pixel whose white-balanced colour spreads by more than this fraction of its brightest
+# channel is ink; grown by this much; paper filled in at these widths (pixels of the half-size
+# card).
+_RELIGHT_INK_CHROMA = 0.12
+_RELIGHT_INK_GROWTH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_RELIGHT_SIGMAS = (1.0, 3.0, 10.0, 25.0)
 # Wider than any symbol is thick on the small face (symbols are a fifth of its height, some 23
 # pixels, at most); a shadow narrower than this is filled in as ink.
 _SHADOW_CLOSING = cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31))
