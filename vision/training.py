@@ -464,9 +464,10 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
     photo crops only), and so do the cards of the generated scenes ``scene_train`` (first
     seed, number of scenes; 0 scenes: none). Thresholds are calibrated on the held-apart photo
     crops and on the cards of the scenes ``scene_calibration``, apart, the stricter kept; each
-    network is the best of NETWORK_STARTS starts on them (`fit_network_of_starts`). Training scene cards are
-    cut out from their detected quads and from their true corners a little off, calibration
-    scene cards from their detected quads only (``SCENE_TRAIN_QUADS``, ``SCENE_CALIBRATION_QUADS``).
+    network is the best of NETWORK_STARTS starts on them (`fit_network_of_starts`). Training
+    scene cards are cut out from their detected quads and from their true corners a little off,
+    calibration scene cards from their detected quads only (``SCENE_TRAIN_QUADS``,
+    ``SCENE_CALIBRATION_QUADS``).
 
     The returned dict holds the model arrays, the calibrated thresholds and a ``report`` with
     held-out accuracy (set-photos test photos, and the errcw deck when present). Raises
