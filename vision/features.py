@@ -446,16 +446,16 @@ def shows_symbols_under_shadow(seg: InkSegmentation) -> bool:
     """
     small = cv2.resize(seg.face[:_SMALL_H * _SCALE, :_SMALL_W * _SCALE], (_SMALL_W, _SMALL_H),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
-    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, _SHADOW_CLOSING)
-    ink = 1.0 - (small / np.maximum(paper, 1.0)).min(axis=2)
+    ratio = small / np.maximum(cv2.morphologyEx(small, cv2.MORPH_CLOSE, _SHADOW_CLOSING), 1.0)
+    lowest = ratio.min(axis=2)
+    ink = 1.0 - lowest
     strong = float(np.percentile(ink, 99.5))
     if strong < _SHADOW_INK_FLOOR:
         return False
     marks = ink > 0.5 * strong
     # Printed ink is coloured against its paper; the dark marks of a table cut out as a card
     # (wood grain, a phone, a neutral cloth's checks) are not.
-    ratio = small / np.maximum(paper, 1.0)
-    if float(np.median((ratio.max(axis=2) - ratio.min(axis=2))[marks])) < _SHADOW_INK_CHROMA:
+    if float(np.median((ratio.max(axis=2) - lowest)[marks])) < _SHADOW_INK_CHROMA:
         return False
     contours, _ = cv2.findContours(marks.view(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     return _any_symbol_box([cv2.boundingRect(contour) for contour in contours])

@@ -479,6 +479,8 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
         by_split[split_of(crop.source)].append(crop)
     X_train, y_train = feature_table(by_split["train"], copies, seed, progress, "train features")
     X_cal, y_cal = feature_table(by_split["calibration"], copies, seed + 1, progress, "calibration features")
+    # Calibration crops and calibration scene cards, apart (each gets its own threshold).
+    calibration_parts = [(X_cal, y_cal)]
     if synthetic_rounds > 0:
         X_synth, y_synth = synthetic_table(synthetic_rounds, seed + 2, progress)
         X_train = np.concatenate([X_train, X_synth])
@@ -494,10 +496,7 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
         X_scene, y_scene = scene_table(*scene_calibration, seed=seed + 4, progress=progress,
                                        label="calibration scenes", quads=SCENE_CALIBRATION_QUADS)
         scene_counts["calibration"] = len(X_scene)
-    else:
-        X_scene, y_scene = X_cal[:0], {name: y_cal[name][:0] for name in ATTRIBUTES}
-    # Calibration crops and calibration scene cards, apart (each gets its own threshold).
-    calibration_parts = [(X, y) for X, y in ((X_cal, y_cal), (X_scene, y_scene)) if len(X)]
+        calibration_parts.append((X_scene, y_scene))
     models = {}
     exported: dict[str, Any] = {}
     starts: dict[str, list[dict[str, Any]]] = {}
