@@ -285,6 +285,48 @@ def test_a_card_larger_than_the_typical_one_is_not_halved(name: str) -> None:
     assert detect._doubles_halved(quads, image) == quads
 
 
+def pieces_of(corners: np.ndarray, cut: float) -> list[CardQuad]:
+    """The two pieces of a card outline cut across its long sides at ``cut`` of their length."""
+    a, b, c, d = order_corners(corners).astype(np.float64)
+    return [CardQuad(order_corners(np.array(piece, np.float32)), False, score=1.0) for piece in (
+        [a, b, b + cut * (c - b), a + cut * (d - a)], [a + cut * (d - a), b + cut * (c - b), c, d])]
+
+
+@pytest.mark.parametrize("name", ["3 purple outline oval", "2 red striped diamond", "1 green solid squiggle"])
+def test_two_pieces_of_a_card_are_joined(name: str) -> None:
+    # Dev 5016, a cloth with pale stripes of the cards' tone: a card was outlined as two
+    # pieces, the stripe's edge between them; each passed for a small card seen from the side.
+    from vision.quad import quad_iou
+
+    card = card_corners(380, 370, 0, width=90, height=140)
+    image, quads = faces_with([(name, card)])
+    pieces = pieces_of(card, 0.45)
+    joined = detect._pieces_joined(quads[:4] + pieces, image)
+    assert len(joined) == 5 and quad_iou(joined[-1].corners, card) > 0.9
+
+
+@pytest.mark.parametrize("name", ["3 purple outline oval", "2 red striped diamond", "1 green solid squiggle"])
+def test_a_piece_of_a_card_is_grown_to_the_card(name: str) -> None:
+    # Dev 5016 again: a card's piece off a pale stripe was found, its other piece lost in the
+    # stripe. Grown across the side the stripe cut, it makes one card's face.
+    from vision.quad import quad_iou
+
+    card = card_corners(380, 370, 0, width=90, height=140)
+    image, quads = faces_with([(name, card)])
+    piece = pieces_of(card, 0.6)[0]
+    grown = detect._pieces_joined(quads[:4] + [piece], image)
+    assert len(grown) == 5 and quad_iou(grown[-1].corners, card) > 0.8
+
+
+def test_two_small_cards_side_by_side_are_not_joined() -> None:
+    # Two whole cards, each half the typical card's area, lie side by side: together they make
+    # a quad of a card's size, but a face of two cards' symbols a quarter turn off, not one.
+    left, right = (card_corners(x, 370, 0, width=64, height=99) for x in (348, 412))
+    image, quads = faces_with([("2 green striped oval", left), ("3 purple solid squiggle", right)])
+    smalls = [CardQuad(order_corners(c), False, score=1.0) for c in (left, right)]
+    assert detect._pieces_joined(quads[:4] + smalls, image) == quads[:4] + smalls
+
+
 def test_the_far_cells_of_a_steeply_seen_checked_cloth_are_no_cards() -> None:
     # Dev scene 5278: five cards near the camera, and far off the cloth's pale cells, shrunk by
     # the tilt to a card's size there. The cells outnumbered the cards and set the standard;
