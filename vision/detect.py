@@ -2457,11 +2457,7 @@ def _doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list
     # straight above is. It judges better than the nearest alone, which may be doubles too,
     # or far: two doubles were 1.31 and 1.37 times theirs, and a grid's corner cards on the
     # real webcam frames, seen at an angle, are up to 1.37 times theirs.)
-    centers = np.array([card.center for card in whole])
-    areas = np.array([card.area for card in whole])
-    distances = np.hypot(*(centers[:, None] - centers[None]).transpose(2, 0, 1))
-    np.fill_diagonal(distances, np.inf)
-    beside = np.median(areas[np.argsort(distances, axis=1)[:, :3]], axis=1)
+    areas, beside = _areas_beside(whole)
     if not (areas >= _LARGER_THAN_BESIDE * beside).any():
         return cards
     typical = _typical_area_model(_plain_unless_few(whole))
@@ -2473,6 +2469,15 @@ def _doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list
             halves = _halves_across(card, image)
         result.extend(halves or [card])
     return result
+
+
+def _areas_beside(whole: list[CardQuad]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The areas of the ``whole`` cards, and the median area of each one's three nearest."""
+    centers = np.array([card.center for card in whole])
+    areas = np.array([card.area for card in whole])
+    distances = np.hypot(*(centers[:, None] - centers[None]).transpose(2, 0, 1))
+    np.fill_diagonal(distances, np.inf)
+    return areas, np.median(areas[np.argsort(distances, axis=1)[:, :3]], axis=1)
 
 
 def _halves_across(card: CardQuad, image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
@@ -2534,6 +2539,11 @@ def _pieces_joined(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[
     """
     whole = [card for card in cards if not card.partial]
     if len(whole) < 4:
+        return cards
+    # (As in `_doubles_halved`, the typical card's fit is made only where some card is well
+    # smaller than its three nearest, as a piece is.)
+    areas, beside = _areas_beside(whole)
+    if not (areas <= _SMALLER_THAN_BESIDE * beside).any():
         return cards
     typical = _typical_area_model(_plain_unless_few(whole))
     small = [card for card in whole if card.area <= _PIECE_AREA * typical(card.center)]
@@ -2633,6 +2643,7 @@ def _joined_outline(first: CardQuad, second: CardQuad) -> npt.NDArray[np.float32
 # at least this fraction of their joined outline, which is within this of the typical card's
 # size (log area ratio).
 _PIECE_AREA = 0.75
+_SMALLER_THAN_BESIDE = 0.8
 _PIECES_FILL = 0.85
 _JOINED_SIZE = 0.25
 
