@@ -2641,11 +2641,12 @@ def _joined_outline(first: CardQuad, second: CardQuad) -> npt.NDArray[np.float32
 
 # A piece of a card is at most this fraction of the typical card's area there; two pieces fill
 # at least this fraction of their joined outline, which is within this of the typical card's
-# size (log area ratio).
+# size (log area ratio). Pieces are looked for only where some card is at most this fraction
+# of the median area of its three nearest.
 _PIECE_AREA = 0.75
-_SMALLER_THAN_BESIDE = 0.8
 _PIECES_FILL = 0.85
 _JOINED_SIZE = 0.25
+_SMALLER_THAN_BESIDE = 0.8
 
 
 def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
