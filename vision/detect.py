@@ -743,13 +743,19 @@ def _cards_round_groups(groups: list[list[_Symbol]], cards: list[CardQuad], imag
 _SYMBOL_CARD_INSET = 0.92
 
 
+def _clear_of_frame(corners: npt.NDArray[np.float32], width: int, height: int) -> bool:
+    """Whether every corner of a quad lies in a ``width`` x ``height`` image at least the border
+    margin in from its edges (the converse margin of `_in_view`)."""
+    return bool(corners[:, 0].min() >= BORDER_MARGIN and corners[:, 1].min() >= BORDER_MARGIN
+                and corners[:, 0].max() <= width - 1 - BORDER_MARGIN
+                and corners[:, 1].max() <= height - 1 - BORDER_MARGIN)
+
+
 def _clear_inside(corners: npt.NDArray[np.float32], taken: npt.NDArray[np.uint8], width: int,
                   height: int) -> bool:
     """Whether a quad lies inside the image and at most a fifth over the cards ``taken`` (an
     outline estimated from symbols may reach a little over the touching cards)."""
-    if (corners[:, 0].min() < BORDER_MARGIN or corners[:, 1].min() < BORDER_MARGIN
-            or corners[:, 0].max() > width - 1 - BORDER_MARGIN
-            or corners[:, 1].max() > height - 1 - BORDER_MARGIN):
+    if not _clear_of_frame(corners, width, height):
         return False
     # (Drawn only in its bounding box: this runs for every outline tried.)
     outline = np.round(corners).astype(np.int32)
@@ -2608,8 +2614,7 @@ def _grown_to_card(piece: CardQuad, typical: Callable[[npt.NDArray[np.float32]],
             moved[a] += stretch * target * (corners[a] - corners[before_a])
             moved[b] += stretch * target * (corners[b] - corners[after_b])
             outline = moved.astype(np.float32)
-            if not ((outline >= BORDER_MARGIN).all() and (outline[:, 0] <= width - 1 - BORDER_MARGIN).all()
-                    and (outline[:, 1] <= height - 1 - BORDER_MARGIN).all()):
+            if not _clear_of_frame(outline, width, height):
                 continue
             mismatch = abs(math.log(max(cv2.contourArea(outline), 1.0) / typical(outline.mean(axis=0))))
             if mismatch >= best_mismatch:
