@@ -26,8 +26,9 @@ class SeenCard:
     (portrait, symbols stacked vertically). ``confidence`` is the lowest of the per-attribute
     confidences in ``attribute_confidence`` (count, color, shading, shape), each in [0, 1].
     ``uncertain`` is set when any attribute fell below its threshold: the reading is then a best
-    guess and must not be trusted for a "no SET" call. ``partial`` cards are cut by the frame
-    edge; they are outlined but never read as part of a SET.
+    guess and must not be trusted for a "no SET" call. ``partial`` cards are not wholly in
+    view (cut by the frame edge, or partly under a hand); they are outlined but never read as
+    part of a SET.
     """
 
     card: Card

@@ -290,7 +290,7 @@ class Referee:
         """The table as numbered lines, "3: 2 red striped oval", uncertain cards marked."""
         lines = []
         for position, seen in enumerate(self._table, 1):
-            mark = " (cut by the edge)" if seen.partial else " (uncertain)" if seen.uncertain else ""
+            mark = " (not wholly in view)" if seen.partial else " (uncertain)" if seen.uncertain else ""
             lines.append(f"{position:>2}: {seen.card}{mark}")
         return "\n".join(lines) if lines else "(no table seen yet)"
 

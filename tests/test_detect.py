@@ -1453,3 +1453,78 @@ def test_the_symbols_of_a_card_seen_steeply_are_one_group_on_the_tables_plane(an
     for step in ((60 + 3) * axis, (93.6 - 2 * pitch + 3) * across):
         pair = [oval_seen_steeply(np.array([320.0, 300.0]) + step * i, angle) for i in (0, 1)]
         assert sorted(len(group) for group in detect._symbol_groups(pair, planes)) == [1, 1]
+
+
+def table_with_a_hand(scrap: bool = False) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Six cards in a grid on a dark table and a seventh beside them, its lower part under a
+    hand reaching in from the frame's bottom edge (or, with ``scrap``, no hand and that part of
+    the seventh card cut away: a scrap of paper with the upper symbol): the image, the six
+    cards' corners and the seventh's."""
+    from vision import props
+
+    paper = (228, 230, 232)
+    image = np.full((540, 720, 3), (45, 50, 60), np.uint8)
+    names = ["2 red solid diamond", "1 green striped oval", "3 purple outline oval",
+             "2 red outline squiggle", "1 purple solid diamond", "3 green striped squiggle"]
+    grid = [card_corners(100 + 115 * (i % 3), 120 + 170 * (i // 3), 2 * i - 5, width=90, height=140)
+            for i in range(6)]
+    seventh = card_corners(560, 250, 8, width=90, height=140)
+    for name, corners in zip(names, grid):
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), paper, cv2.LINE_AA)
+        lay_face(image, Card.parse(name), corners, paper)
+    cv2.fillConvexPoly(image, np.round(seventh).astype(np.int32), paper, cv2.LINE_AA)
+    lay_face(image, Card.parse("2 purple solid oval"), seventh, paper)
+    # The scrap is cut 0.4 of the card from its bottom end; the hand's fingers reach about as
+    # far (past the tip given).
+    cut_left, cut_right = seventh[3] + 0.4 * (seventh[0] - seventh[3]), seventh[2] + 0.4 * (seventh[1] - seventh[2])
+    if scrap:
+        lower = np.array([cut_left, cut_right, seventh[2] + 0.2 * (seventh[2] - seventh[1]),
+                          seventh[3] + 0.2 * (seventh[3] - seventh[0])])
+        from vision.quad import grow_quad
+
+        cv2.fillConvexPoly(image, np.round(grow_quad(order_corners(lower), 2.0)).astype(np.int32), (45, 50, 60))
+    else:
+        canvas = image.astype(np.float32) / 255
+        owner = np.full(image.shape[:2], -1, np.int16)
+        tip = seventh[2] / 2 + seventh[3] / 2 + 0.1 * (seventh[0] - seventh[3])
+        props.draw_hand(canvas, owner, tip, np.pi / 2, 90.0, np.array([0.45, 0.55, 0.75], np.float32), 0.3)
+        image = np.clip(canvas * 255 + 0.5, 0, 255).astype(np.uint8)
+    image = np.clip(image + np.random.default_rng(4).normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+    return image, grid, seventh
+
+
+def test_a_card_partly_under_a_hand_is_completed_and_reported_not_wholly_in_view() -> None:
+    # Dev 5054: two cards under a hand's fingers showed neither a card's outline nor its size
+    # to any map, and were lost. What shows of each is a card's rectangle less the hand, two
+    # of its sides whole, on the plane of the cards beside it.
+    from vision.quad import quad_iou
+    from vision.recognize import Recognizer
+
+    image, grid, seventh = table_with_a_hand()
+    found = find_cards(image)
+    assert len(found) == 7
+    for corners in grid:
+        assert any(quad_iou(card.corners, corners) > 0.9 and not card.covered for card in found)
+    [covered] = [card for card in found if card.covered]
+    assert quad_iou(covered.corners, seventh) > 0.85
+    # Not wholly in view: outlined, uncertain, and in no SET.
+    board = Recognizer().read_board(image)
+    [seen] = [s for s in board.cards if quad_iou(np.array(s.corners, np.float32), seventh) > 0.85]
+    assert seen.partial and seen.uncertain
+    assert all(board.cards.index(seen) not in triple for triple in board.sets())
+
+
+@pytest.mark.parametrize("scrap", [False, True])
+def test_only_paper_with_something_over_the_rest_of_the_card_is_completed(scrap: bool) -> None:
+    # The same place with the card's lower part cut away, not covered: what lies beyond the
+    # scrap of paper is the table, so no card is completed round it. (Whole, the scrap passes
+    # for a card found plainly: here only the completion is asked.)
+    from vision.quad import quad_iou
+
+    image, grid, seventh = table_with_a_hand(scrap)
+    cards = [card for card in find_cards(image) if quad_iou(card.corners, seventh) < 0.3]
+    completed = detect._covered_cards(cards, image, detect._paper_colour_mask(image, cards))
+    if scrap:
+        assert completed == []
+    else:
+        assert len(completed) == 1 and quad_iou(completed[0].corners, seventh) > 0.85

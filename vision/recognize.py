@@ -6,6 +6,7 @@ them in reading order. The card reader's model is loaded once per `Recognizer`, 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from functools import lru_cache
@@ -84,9 +85,11 @@ class Recognizer:
                 card=reading.card,
                 corners=_scaled_corners(quad, scale),
                 confidence=float(reading.confidence),
-                partial=quad.partial,
+                # (A card partly under a hand is not wholly in view either: what shows of it
+                # may hide a symbol.)
+                partial=quad.partial or quad.covered,
                 # A cut card's warp is distorted: its reading is a guess, never a fact.
-                uncertain=bool(reading.uncertain or quad.partial),
+                uncertain=bool(reading.uncertain or quad.partial or quad.covered),
                 attribute_confidence=dict(reading.attribute_confidence),
             ))
         ordered = tuple(seen[i] for i in reading_order([s.corners for s in seen]))
@@ -112,8 +115,8 @@ class Recognizer:
         if not turned:
             return quads, readings
         quads, readings = list(quads), list(readings)
-        candidates = [CardQuad(np.roll(quads[i].corners, -1, axis=0), False, quads[i].score,
-                               quads[i].paper) for i in turned]
+        candidates = [dataclasses.replace(quads[i], corners=np.roll(quads[i].corners, -1, axis=0))
+                      for i in turned]
         second = self.reader.read([warp_card(image, quad.corners) for quad in candidates])
         for i, quad, reading in zip(turned, candidates, second):
             lies_across = not reading.sideways and not reading.blank
