@@ -289,7 +289,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
             cards = settled()
         # Cards partly under a hand, completed from the paper in view.
         if paper_mask is not None:
-            covered = _covered_cards(cards, small, paper_mask, region)
+            covered = _covered_cards(cards, small, [paper_mask, maps.global_white, maps.local_white], region)
             if covered:
                 candidates.extend(covered)
                 cards = settled()
@@ -548,62 +548,70 @@ _MARGIN_WEIGHTS = _margin_weights()
 # is enough: seen from above, the paper in view is a card's rectangle less what covers it, and
 # two or more of its sides still show whole, meeting at a corner.
 
-def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8], paper: npt.NDArray[np.uint8],
-                   region: _Region | None = None) -> list[CardQuad]:
-    """Cards partly covered (by a hand), each completed from the blob of ``paper`` (uint8
-    0/255, the paper colour map) it shows outside the ``cards`` found: on the table's plane
-    (`_TablePlanes`) the blob fits in a card's rectangle of the size the cards nearest show
-    there, and of the places for the rectangle round it (each way round, flush with either
-    end of the blob along each axis), the one whose outline runs along the blob's edges and
-    nowhere across paper (`_outline_support`). Kept where half the card or more is in view,
-    two adjacent sides show along nearly all their length, and its margin in view is paper of
-    the found cards' tint. They are guesses, marked covered (their reading is uncertain)."""
+def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8],
+                   paper_maps: Sequence[npt.NDArray[np.uint8]], region: _Region | None = None
+                   ) -> list[CardQuad]:
+    """Cards partly covered (by a hand), each completed from the blob of paper it shows in one
+    of the ``paper_maps`` (uint8 0/255; the paper-colour map first) outside the ``cards``
+    found: on the table's plane (`_TablePlanes`) the blob fits in a card's rectangle of the
+    size the cards nearest show there, and of the places for the rectangle round it
+    (`_card_round_blob`), the one whose outline runs along the blob's edges and nowhere across
+    paper. Kept where half the card or more is in view, two adjacent sides show (one along
+    nearly all its length, the other along half), its margin in view is paper of the found
+    cards' tint, and what hides the rest is not the table (`_hidden_by_table`). They are
+    guesses, marked covered (reported not wholly in view, their reading uncertain)."""
     whole = [card for card in cards if not card.partial and not card.guess]
     if len(whole) < _PLANE_CARDS:
         return []
-    height, width = paper.shape
+    height, width = image.shape[:2]
     taken = np.zeros((height, width), np.uint8)
     for card in cards:
         cv2.fillConvexPoly(taken, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 255)
-    loose = cv2.bitwise_and(paper, cv2.bitwise_not(taken))
-    # (Opened: thin bridges to speckle of a patterned table, and slivers along the cards found.)
-    blobs = cv2.morphologyEx(loose, cv2.MORPH_OPEN, _SQUARE5)
     typical = _typical_area_model(_plain_unless_few(whole))
     planes = _TablePlanes(cards)
     paper_tint = np.median([_tint(card.paper) for card in whole], axis=0)
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     found: list[CardQuad] = []
-    for label in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[label])
-        center = centroids[label]
-        if not _COVERED_SHOWN * typical(center) <= area <= _COVERED_BLOB * typical(center):
-            continue
-        if x < BORDER_MARGIN or y < BORDER_MARGIN or x + w > width - BORDER_MARGIN or y + h > height - BORDER_MARGIN:
-            continue  # a card cut by the frame: another step's
-        if region is not None and not region.mask[int(center[1]), int(center[0])]:
-            continue
-        plane = planes.nearest(center)
-        if plane is None:
-            continue
-        blob = (labels[y:y + h, x:x + w] == label).astype(np.uint8)
-        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64) + (x, y)
-        corners = _card_round_blob(plane, outline, _card_sides_on(plane, whole, center), loose)
-        if corners is None or not _clear_inside(corners, taken, width, height):
-            continue
-        corners = order_corners(corners)
-        # (The blob's outline counts the symbols in it as in view, as a person does.)
-        if cv2.contourArea(outline.astype(np.float32)) < _COVERED_SHOWN_OF_CARD * cv2.contourArea(corners):
-            continue  # under half in view: a person would not count it either
-        seen = _sides_shown(corners, loose)
-        score, colour, ink = _paper_fraction(image, corners, seen)
-        if score < 0.6 or np.abs(_tint(colour) - paper_tint).max() > 0.04:
-            continue
-        if _hidden_by_table(image, corners, loose, seen):
-            continue  # a small paper lying on the table: nothing covers the rest of the "card"
-        card = CardQuad(corners, False, score=score, paper=colour, ink=ink, guess=True, covered=True)
-        found.append(card)
-        cv2.fillConvexPoly(taken, np.round(corners).astype(np.int32), 255)
+    # (Each map in turn: on a pale wood or a felt, a covered card's paper runs into the table in
+    # one map and stands apart in another.)
+    for paper in paper_maps:
+        loose = cv2.bitwise_and(paper, cv2.bitwise_not(taken))
+        # (Opened: thin bridges to speckle of a patterned table, and slivers along the cards.)
+        blobs = cv2.morphologyEx(loose, cv2.MORPH_OPEN, _SQUARE5)
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+        for label in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[label])
+            center = centroids[label]
+            if not _COVERED_SHOWN * typical(center) <= area <= _COVERED_BLOB * typical(center):
+                continue
+            if (x < BORDER_MARGIN or y < BORDER_MARGIN or x + w > width - BORDER_MARGIN
+                    or y + h > height - BORDER_MARGIN):
+                continue  # a card cut by the frame: another step's
+            if region is not None and not region.mask[int(center[1]), int(center[0])]:
+                continue
+            plane = planes.nearest(center)
+            if plane is None:
+                continue
+            blob = (labels[y:y + h, x:x + w] == label).astype(np.uint8)
+            contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64) + (x, y)
+            corners = _card_round_blob(plane, outline, _card_sides_on(plane, whole, center), loose)
+            if corners is None or not _clear_inside(corners, taken, width, height):
+                continue
+            corners = order_corners(corners)
+            # (The blob's outline counts the symbols in it as in view, as a person does.)
+            if cv2.contourArea(outline.astype(np.float32)) < _COVERED_SHOWN_OF_CARD * cv2.contourArea(corners):
+                continue  # under half in view: a person would not count it either
+            seen = _sides_shown(corners, loose)
+            score, colour, ink = _paper_fraction(image, corners, seen)
+            if score < 0.6 or np.abs(_tint(colour) - paper_tint).max() > 0.04:
+                continue
+            if _hidden_by_table(image, corners, loose, seen):
+                continue  # a small paper lying on the table: nothing covers the rest of the "card"
+            # (Every side showing, nothing covers it: a card in full view that the maps'
+            # outlines missed, read as any other.)
+            found.append(CardQuad(corners, False, score=score, paper=colour, ink=ink, guess=True,
+                                  covered=seen != _ALL_SIDES))
+            cv2.fillConvexPoly(taken, np.round(grow_quad(corners, 1.5)).astype(np.int32), 255)
     return found
 
 
