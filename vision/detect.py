@@ -541,12 +541,11 @@ def _margin_weights() -> npt.NDArray[np.float64]:
 _MARGIN_WEIGHTS = _margin_weights()
 
 
-
 # -- Cards partly covered --------------------------------------------------------------------
 # A hand reaching over the table hides part of a card: its paper in view has neither a card's
 # outline nor a card's size, so no map finds it. Where the table's plane is known, what shows
 # is enough: seen from above, the paper in view is a card's rectangle less what covers it, and
-# two or more of its sides still show whole, meeting at a corner.
+# two of its sides still show, meeting at a corner (one whole, the other at least half).
 
 def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                    paper_maps: Sequence[npt.NDArray[np.uint8]], region: _Region | None = None
@@ -556,7 +555,7 @@ def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8],
     found: on the table's plane (`_TablePlanes`) the blob fits in a card's rectangle of the
     size the cards nearest show there, and of the places for the rectangle round it
     (`_card_round_blob`), the one whose outline runs along the blob's edges and nowhere across
-    paper. Kept where half the card or more is in view, two adjacent sides show (one along
+    paper. Kept where nearly half the card or more is in view, two adjacent sides show (one along
     nearly all its length, the other along half), its margin in view is paper of the found
     cards' tint, and what hides the rest is not the table (`_hidden_by_table`). They are
     guesses, marked covered (reported not wholly in view, their reading uncertain)."""
@@ -607,10 +606,10 @@ def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8],
                 continue
             if _hidden_by_table(image, corners, loose, seen):
                 continue  # a small paper lying on the table: nothing covers the rest of the "card"
-            # (Every side showing, nothing covers it: a card in full view that the maps'
-            # outlines missed, read as any other.)
+            # (Nothing over any side: a card in full view that the maps' outlines missed, read
+            # as any other.)
             found.append(CardQuad(corners, False, score=score, paper=colour, ink=ink, guess=True,
-                                  covered=seen != _ALL_SIDES))
+                                  covered=_something_over_a_side(corners, loose, taken)))
             cv2.fillConvexPoly(taken, np.round(grow_quad(corners, 1.5)).astype(np.int32), 255)
     return found
 
@@ -629,22 +628,26 @@ def _hidden_by_table(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float
     the side from corner k to k + 1): then nothing covers a card there, and the paper is no
     card's part (a note, a torn scrap) but all there is. The outline is portrait-ordered
     (`order_corners`), so that it grows outward."""
-    height, width = loose.shape
-    outline = np.round(corners).astype(np.int32)
-    hidden = np.zeros((height, width), np.uint8)
-    cv2.fillConvexPoly(hidden, outline, 255)
-    hidden = cv2.erode(cv2.bitwise_and(hidden, cv2.bitwise_not(loose)), _SQUARE5)
-    beside = np.zeros((height, width), np.uint8)
     reach = max(3.0, 0.15 * short_side(corners))
     grown = grow_quad(corners, reach)
+    # (In the grown outline's bounding box only: this runs for every card completed.)
+    height, width = loose.shape
+    x0, y0 = np.maximum(np.floor(grown.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(grown.max(axis=0)).astype(int) + 1, (width, height))
+    offset = np.array([x0, y0], np.float32)
+    not_paper = cv2.bitwise_not(loose[y0:y1, x0:x1])
+    hidden = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(hidden, np.round(corners - offset).astype(np.int32), 255)
+    hidden = cv2.erode(cv2.bitwise_and(hidden, not_paper), _SQUARE5)
+    beside = np.zeros_like(hidden)
     for k in range(4):
         if shown >> k & 1:
             strip = np.array([corners[k], corners[NEXT[k]], grown[NEXT[k]], grown[k]])
-            cv2.fillConvexPoly(beside, np.round(grow_quad(order_corners(strip), -1.0)).astype(np.int32), 255)
-    beside = cv2.bitwise_and(beside, cv2.bitwise_not(loose))
+            cv2.fillConvexPoly(beside, np.round(grow_quad(order_corners(strip), -1.0) - offset).astype(np.int32), 255)
+    beside = cv2.bitwise_and(beside, not_paper)
     if cv2.countNonZero(hidden) < 20 or cv2.countNonZero(beside) < 20:
         return False
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
     hidden_colour = np.median(lab[hidden > 0], axis=0)
     table_colour = np.median(lab[beside > 0], axis=0)
     return float(np.linalg.norm(hidden_colour - table_colour)) < _TABLE_ALIKE
@@ -675,9 +678,9 @@ def _card_round_blob(plane: npt.NDArray[np.float64], outline: npt.NDArray[np.flo
                      ) -> npt.NDArray[np.float32] | None:
     """The card outline (float32 (4, 2), image pixels) a blob of paper (its ``outline``, (N, 2)
     image pixels) is the part in view of: on the table seen from above (``plane``), a
-    rectangle of the card's ``sides`` along the blob's own rectangle's axes, either way round,
-    flush with the blob at either end of each axis it does not span; the one whose outline
-    `_outline_support` bears out best. None where the blob fits no card, or no place is borne
+    rectangle of the card's ``sides`` along one of the blob's axes (`_blob_axes`), either way
+    round, flush with the blob at either end of each axis it does not span; the one whose
+    outline `_outline_support` bears out best. None where the blob fits no card, or no place is borne
     out."""
     flat = cv2.convexHull(_to_plane(plane, outline).astype(np.float32)).reshape(-1, 2).astype(np.float64)
     back = np.linalg.inv(plane)
@@ -769,6 +772,15 @@ _SIDE_SHOWN = 0.85
 _SIDE_HALF_SHOWN = 0.5
 
 
+def _something_over_a_side(corners: npt.NDArray[np.float32], loose: npt.NDArray[np.uint8],
+                           taken: npt.NDArray[np.uint8]) -> bool:
+    """Whether something lies over a card outline's margin along some side: just inside it,
+    neither its paper in view (``loose``) nor a card found beside it (``taken``: a card laid
+    against it in a grid hides none of it, though the maps give it that card's margin)."""
+    inside, _ = _paper_across_sides(corners, cv2.bitwise_or(loose, taken))
+    return bool(((~inside).mean(axis=1) > 1.0 - _SIDE_SHOWN).any())
+
+
 def _sides_shown(corners: npt.NDArray[np.float32], loose: npt.NDArray[np.uint8]) -> int:
     """The sides (bit k for the side from corner k to k + 1) of a card outline that show along
     most of their length: paper just inside and none just outside."""
@@ -801,6 +813,7 @@ def _paper_across_sides(corners: npt.NDArray[np.float32], loose: npt.NDArray[np.
 
 
 _ALONG_SIDES = np.linspace(0.08, 0.92, 20)
+
 
 # -- Cards found from their printed symbols ------------------------------------------------
 # A card on a table of its own paper's tone (a pale stripe of a cloth, a white table in
