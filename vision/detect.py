@@ -777,8 +777,9 @@ def _something_over_a_side(corners: npt.NDArray[np.float32], loose: npt.NDArray[
     """Whether something lies over a card outline's margin along some side: just inside it,
     neither its paper in view (``loose``) nor a card found beside it (``taken``: a card laid
     against it in a grid hides none of it, though the maps give it that card's margin)."""
-    inside, _ = _paper_across_sides(corners, cv2.bitwise_or(loose, taken))
-    return bool(((~inside).mean(axis=1) > 1.0 - _SIDE_SHOWN).any())
+    on_paper, _ = _paper_across_sides(corners, loose)
+    on_card, _ = _paper_across_sides(corners, taken)
+    return bool(((~(on_paper | on_card)).mean(axis=1) > 1.0 - _SIDE_SHOWN).any())
 
 
 def _sides_shown(corners: npt.NDArray[np.float32], loose: npt.NDArray[np.uint8]) -> int:

@@ -81,15 +81,17 @@ class Recognizer:
         start = time.perf_counter()
         seen = []
         for quad, reading in zip(quads, readings):
+            # (A card partly under a hand is not wholly in view either: what shows of it may
+            # hide a symbol.)
+            partial = quad.partial or quad.covered
             seen.append(SeenCard(
                 card=reading.card,
                 corners=_scaled_corners(quad, scale),
                 confidence=float(reading.confidence),
-                # (A card partly under a hand is not wholly in view either: what shows of it
-                # may hide a symbol.)
-                partial=quad.partial or quad.covered,
-                # A cut card's warp is distorted: its reading is a guess, never a fact.
-                uncertain=bool(reading.uncertain or quad.partial or quad.covered),
+                partial=partial,
+                # A card not wholly in view is warped distorted or in part: its reading is a
+                # guess, never a fact.
+                uncertain=bool(reading.uncertain or partial),
                 attribute_confidence=dict(reading.attribute_confidence),
             ))
         ordered = tuple(seen[i] for i in reading_order([s.corners for s in seen]))
