@@ -311,6 +311,20 @@ def test_every_card_shows_symbols_upright_or_turned_and_a_patch_of_cloth_none() 
     assert not shows_symbols(segment_ink(cloth))
 
 
+def test_a_symbol_the_frame_cuts_may_run_to_that_side_only() -> None:
+    # The detector names the sides of a cut card that lie along the frame edge (bit mask: 1
+    # top, 2 right, 4 bottom, 8 left): a symbol cut there runs to that side and is still one;
+    # a band running on to the opposite side, or to a side in view, is the table's.
+    face = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8)
+    cv2.ellipse(face, (CARD_WIDTH // 2, 0), (55, 24), 0, 0, 360, (60, 150, 30), -1)  # cut at the top
+    assert not shows_symbols(segment_ink(face))
+    assert shows_symbols(segment_ink(face), open_sides=1)
+    assert not shows_symbols(segment_ink(face), open_sides=4)
+    band = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 235, np.uint8)
+    band[:, 60:100] = (60, 150, 30)  # from the top edge to the bottom one
+    assert not shows_symbols(segment_ink(band), open_sides=1)
+
+
 def test_quad_iou_and_detection_matching_are_those_of_bench_scenes() -> None:
     square = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], np.float32)
     assert training.quad_iou(square, square) == 1.0

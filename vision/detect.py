@@ -1769,7 +1769,9 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     quad to be one. Along the frame, a card's paper runs straight from one of its sides to the
     other. Pale stripes of a cloth joined by the cards on them close into a block just as well:
     the block must show a symbol, and is only a guess, which any plain candidate for the place
-    outweighs.
+    outweighs. A card cut through its only symbol shows that symbol running to the frame edge
+    (`_shows_symbols`, ``cut_through``): there, what filled the notches must be ink, not the
+    table between the stripes.
     """
     x, y, w, h = cv2.boundingRect(contour)
     top, bottom, left, right = _frame_edges_touched((x, y, w, h), image.shape)
@@ -1778,6 +1780,7 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     blob = np.zeros((h, w), np.uint8)
     cv2.drawContours(blob, [contour - [x, y]], -1, 255, -1)
     before = cv2.countNonZero(blob)
+    paper = blob.copy()
     for touches, line in ((top, blob[0]), (bottom, blob[-1]), (left, blob[:, 0]), (right, blob[:, -1])):
         on = np.flatnonzero(line)
         if touches and len(on):
@@ -1788,9 +1791,43 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     if area <= before or not _fills_its_rectangle(closed, area):
         return None
     quad = _card_quad(closed + np.array([x, y], np.int32), area, image, inset)
-    if quad is None or not _shows_symbols(image, quad):
+    if quad is None:
+        return None
+    if not _shows_symbols(image, quad) and not (
+            _shows_symbols(image, quad, cut_through=True) and not _notches_are_table(closed, paper, image, (x, y))):
         return None
     return dataclasses.replace(quad, guess=True)
+
+
+def _notches_are_table(closed: npt.NDArray[np.int32], paper: npt.NDArray[np.uint8],
+                       image: npt.NDArray[np.uint8], origin: tuple[int, int]) -> bool:
+    """Whether the notches a blob of ``paper`` (a mask whose top-left lies at ``origin`` in the
+    image) opened onto the frame edge, filled by its ``closed`` outline (in the mask's
+    coordinates), are of the colour of the table just outside that outline."""
+    pad = _NOTCH_RING
+    x, y = origin
+    height, width = paper.shape
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + width + pad, image.shape[1]), min(y + height + pad, image.shape[0])
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(inside, [closed + [x - x0, y - y0]], -1, 255, -1)
+    notches = inside.copy()
+    notches[y - y0:y - y0 + height, x - x0:x - x0 + width] &= ~paper
+    ring = cv2.dilate(inside, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)) & ~inside
+    if not notches.any() or not ring.any():
+        return False
+    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    notch_colour = np.median(lab[notches > 0], axis=0)
+    table_colour = np.median(lab[ring > 0], axis=0)
+    return float(np.linalg.norm(notch_colour - table_colour)) < _NOTCH_TABLE_DISTANCE
+
+
+# The ring of table round a closed cut card, in pixels, and the Lab distance (8-bit units) within
+# which the notches are of its colour: on the dev scenes the notches of cut cards' symbols were
+# 30-190 from the table (one cut card at 7), those of blocks of a cloth's stripes joined by cards
+# 4-18.
+_NOTCH_RING = 4
+_NOTCH_TABLE_DISTANCE = 12.0
 
 
 def _is_band(area: float, width: float, height: float) -> bool:
@@ -1848,14 +1885,21 @@ def _frame_edges_touched(box: tuple[int, int, int, int], shape: tuple[int, ...]
 def _inner_sides(corners: npt.NDArray[np.float32], width: int, height: int) -> int:
     """The sides of a quad in a ``width`` x ``height`` image that do not run along the image's
     edge, as a bit mask (bit k: the side from corner k to corner k + 1); never none."""
+    return (_ALL_SIDES & ~_frame_sides(corners, width, height)) or _ALL_SIDES
+
+
+def _frame_sides(corners: npt.NDArray[np.float32], width: int, height: int) -> int:
+    """The sides of a quad in a ``width`` x ``height`` image that run along the image's edge, as
+    a bit mask (bit k: the side from corner k to corner k + 1, for ordered corners the face's
+    top, right, bottom, left)."""
     near = BORDER_MARGIN + 3.0
     at_edge = np.stack([corners[:, 0] <= near, corners[:, 1] <= near,
                         corners[:, 0] >= width - 1 - near, corners[:, 1] >= height - 1 - near], axis=1)
     sides = 0
     for k in range(4):
-        if not (at_edge[k] & at_edge[(k + 1) % 4]).any():
+        if (at_edge[k] & at_edge[(k + 1) % 4]).any():
             sides |= 1 << k
-    return sides or _ALL_SIDES
+    return sides
 
 
 def _split_blob(contour: npt.NDArray[np.int32], shape: tuple[int, ...], image: npt.NDArray[np.uint8],
@@ -2294,9 +2338,13 @@ def _centred_symbols(face: InkSegmentation) -> bool:
 _FAINT_INK_RATIO = 0.1
 
 
-def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
-    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`)."""
-    return shows_symbols(segment_ink(warp_card(image, quad.corners)))
+def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad, cut_through: bool = False) -> bool:
+    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`); with
+    ``cut_through``, on a card the frame edge cuts, a symbol may run to a side along the frame."""
+    cut = _frame_sides(quad.corners, image.shape[1], image.shape[0]) if cut_through and quad.partial else 0
+    if cut & (cut >> 2):
+        cut = 0  # a band across the whole image, between opposite edges, is no cut card
+    return shows_symbols(segment_ink(warp_card(image, quad.corners)), open_sides=cut)
 
 
 # A quad inside another is a card, not a symbol, only with at least this fraction of the other's

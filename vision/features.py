@@ -407,7 +407,7 @@ def looks_sideways(seg: InkSegmentation) -> bool:
     return tall > 0 and wide == 0
 
 
-def shows_symbols(seg: InkSegmentation) -> bool:
+def shows_symbols(seg: InkSegmentation, open_sides: int = 0) -> bool:
     """Whether a face shows a printed symbol: an ink blob clear of the face's edges, longer
     across the card than along it and reaching across much of it (every SET symbol is about
     twice as wide as it is tall, and well over half as wide as the card), or the same along it
@@ -415,14 +415,20 @@ def shows_symbols(seg: InkSegmentation) -> bool:
 
     A patch of table cut out as a card (a pale cell of a checked cloth) shows none: its ink is
     grain, a fleck of the pattern, or the pattern's edge reaching in from a side.
+
+    ``open_sides`` (bit mask: 1 top, 2 right, 4 bottom, 8 left of the portrait face) names the
+    sides where the frame edge cuts the card: the frame cuts a card anywhere, often through its
+    only symbol, which then runs to that side.
     """
-    return _any_symbol_box(seg.blob_boxes)
+    return _any_symbol_box(seg.blob_boxes, open_sides)
 
 
-def _any_symbol_box(boxes: Sequence[tuple[int, int, int, int]]) -> bool:
+def _any_symbol_box(boxes: Sequence[tuple[int, int, int, int]], open_sides: int = 0) -> bool:
     """Whether any blob box (x, y, w, h) on the small face is a symbol's (`shows_symbols`)."""
     for x, y, w, h in boxes:
-        if not (x > 0 and y > 0 and x + w < _SMALL_W and y + h < _SMALL_H):
+        touched = (y <= 0) | (x + w >= _SMALL_W) << 1 | (y + h >= _SMALL_H) << 2 | (x <= 0) << 3
+        # (A symbol the frame cuts runs to one side: a band from side to side is the table's.)
+        if touched & ~open_sides or touched & (touched - 1):
             continue
         across = w >= _SYMBOL_ELONGATION * h and w >= _SYMBOL_REACH * _SMALL_W
         along = h >= _SYMBOL_ELONGATION * w and h >= _SYMBOL_REACH * _SMALL_H
