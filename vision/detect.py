@@ -2227,6 +2227,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             pieces = {id(k) for k in covered}
             kept = [k for k in kept if id(k) not in pieces] + [guess]
     dropped: set[int] = set()
+    blocks: list[CardQuad] = []  # quads holding two cards or more: dropped
     shows_none: dict[int, bool] = {}
 
     def blank(quad: CardQuad) -> bool:
@@ -2277,6 +2278,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             card_sized = [j for j in card_sized if not (kept[j].area < 0.25 * quad.area and blank(kept[j]))]
         if len(card_sized) >= 2:
             dropped.add(i)
+            blocks.append(quad)
             continue
         dropped.update(j for j in inside if j not in card_sized)
         # One card-sized quad inside another: a card with a strip of table, or a piece of a
@@ -2287,7 +2289,18 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
                 dropped.add(i)
             else:
                 dropped.add(j)
-    return [quad for i, quad in enumerate(kept) if i not in dropped]
+    merged = [quad for i, quad in enumerate(kept) if i not in dropped]
+    # A guess hidden under a block of cards is one of its cards once the block is dropped (dev
+    # 5038: a card in a grid of touching cards, laid beside its neighbour, was lost with the
+    # block it lay under), where no quad kept covers it and its face is a card's (not half a
+    # card's: bench 1083).
+    if image is not None and blocks:
+        for guess in covering_kept:
+            if (any(_covers(block, guess) for block in blocks) and not any(guess is k for k in kept)
+                    and not any(_covers(k, guess) or _covers(guess, k) for k in merged)
+                    and _card_face(image, guess.corners) is not None):
+                merged.append(guess)
+    return merged
 
 
 # Two or more pieces of a card cover at least this fraction of it.
