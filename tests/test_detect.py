@@ -134,6 +134,14 @@ def paper_outline(mask: np.ndarray) -> tuple[np.ndarray, float]:
     return outline, cv2.contourArea(outline)
 
 
+def cut_card_with_notches_closed(image: np.ndarray) -> CardQuad | None:
+    """The cut card the largest card-white blob traces once its notches are closed, where its
+    outline as it stands is no card."""
+    outline, area = paper_outline(np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8))
+    assert detect._card_quad(outline, area, image, 0.5) is None
+    return detect._cut_card_with_notches_closed(outline, image, 0.5)
+
+
 def test_a_cut_card_whose_ink_opens_its_paper_onto_the_frame_edge_is_found_as_a_guess() -> None:
     # The frame cuts the card just above its middle symbol, and a stroke of ink (a cut symbol's
     # ring in the edge map) joins that symbol to the frame edge: the paper's blob is deeply
@@ -142,10 +150,7 @@ def test_a_cut_card_whose_ink_opens_its_paper_onto_the_frame_edge_is_found_as_a_
     corners = card_corners(320, 30, 0, 120, 187)  # 124 of its 187 px in view
     draw_three_bars(image, corners)
     cv2.line(image, (300, 0), (300, 20), (60, 150, 30), 3)
-    paper = np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8)
-    outline, area = paper_outline(paper)
-    assert detect._card_quad(outline, area, image, 0.5) is None
-    card = detect._cut_card_with_notches_closed(outline, image, 0.5)
+    card = cut_card_with_notches_closed(image)
     assert card is not None and card.partial and card.guess
     assert same_quad(card.corners, np.array([[260, 0], [380, 0], [380, 123], [260, 123]], np.float32)) < 3
 
@@ -158,10 +163,7 @@ def test_a_cut_card_whose_only_symbol_runs_to_the_frame_edge_is_found_as_a_guess
     corners = card_corners(320, 10, 0, 120, 187)  # 104 of its 187 px in view
     cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (235, 238, 240), cv2.LINE_AA)
     cv2.ellipse(image, (320, 10), (40, 18), 0, 0, 360, (60, 150, 30), -1)
-    paper = np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8)
-    outline, area = paper_outline(paper)
-    assert detect._card_quad(outline, area, image, 0.5) is None
-    card = detect._cut_card_with_notches_closed(outline, image, 0.5)
+    card = cut_card_with_notches_closed(image)
     assert card is not None and card.partial and card.guess
     assert same_quad(card.corners, np.array([[380, 0], [380, 103], [260, 103], [260, 0]], np.float32)) < 3
 

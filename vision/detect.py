@@ -647,10 +647,15 @@ def _hidden_by_table(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float
     beside = cv2.bitwise_and(beside, not_paper)
     if cv2.countNonZero(hidden) < 20 or cv2.countNonZero(beside) < 20:
         return False
-    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    hidden_colour = np.median(lab[hidden > 0], axis=0)
-    table_colour = np.median(lab[beside > 0], axis=0)
-    return float(np.linalg.norm(hidden_colour - table_colour)) < _TABLE_ALIKE
+    return _lab_distance(image[y0:y1, x0:x1], hidden, beside) < _TABLE_ALIKE
+
+
+def _lab_distance(crop: npt.NDArray[np.uint8], first: npt.NDArray[np.uint8],
+                  second: npt.NDArray[np.uint8]) -> float:
+    """The Lab distance (8-bit units) between the median colours of two non-empty masks of a
+    BGR crop."""
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    return float(np.linalg.norm(np.median(lab[first > 0], axis=0) - np.median(lab[second > 0], axis=0)))
 
 
 # What hides a covered card is told from the table at this Lab distance. (Lightness counts in
@@ -1816,16 +1821,13 @@ def _notches_are_table(closed: npt.NDArray[np.int32], paper: npt.NDArray[np.uint
     ring = cv2.dilate(inside, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)) & ~inside
     if not notches.any() or not ring.any():
         return False
-    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    notch_colour = np.median(lab[notches > 0], axis=0)
-    table_colour = np.median(lab[ring > 0], axis=0)
-    return float(np.linalg.norm(notch_colour - table_colour)) < _NOTCH_TABLE_DISTANCE
+    return _lab_distance(image[y0:y1, x0:x1], notches, ring) < _NOTCH_TABLE_DISTANCE
 
 
 # The ring of table round a closed cut card, in pixels, and the Lab distance (8-bit units) within
 # which the notches are of its colour: on the dev scenes the notches of cut cards' symbols were
-# 30-190 from the table (one cut card at 7), those of blocks of a cloth's stripes joined by cards
-# 4-18.
+# 28-190 from the table (one cut card, a cable over it, at 6-9), those of blocks of pale stripes
+# or patches joined by cards 7-10 (and some far further, which later tests drop).
 _NOTCH_RING = 4
 _NOTCH_TABLE_DISTANCE = 12.0
 
