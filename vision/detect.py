@@ -1775,8 +1775,8 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     other. Pale stripes of a cloth joined by the cards on them close into a block just as well:
     the block must show a symbol, and is only a guess, which any plain candidate for the place
     outweighs. A card cut through its only symbol shows that symbol running to the frame edge
-    (`_shows_symbols`, ``cut_through``): there, what filled the notches must be ink, not the
-    table between the stripes.
+    (`_cut_sides`): there, what filled the notches must be ink, not the table between the
+    stripes.
     """
     x, y, w, h = cv2.boundingRect(contour)
     top, bottom, left, right = _frame_edges_touched((x, y, w, h), image.shape)
@@ -1798,8 +1798,9 @@ def _cut_card_with_notches_closed(contour: npt.NDArray[np.int32], image: npt.NDA
     quad = _card_quad(closed + np.array([x, y], np.int32), area, image, inset)
     if quad is None:
         return None
-    if not _shows_symbols(image, quad) and not (
-            _shows_symbols(image, quad, cut_through=True) and not _notches_are_table(closed, paper, image, (x, y))):
+    face = segment_ink(warp_card(image, quad.corners))
+    if not shows_symbols(face) and not (
+            shows_symbols(face, open_sides=_cut_sides(quad, image)) and not _notches_are_table(closed, paper, image, (x, y))):
         return None
     return dataclasses.replace(quad, guess=True)
 
@@ -2353,13 +2354,17 @@ def _centred_symbols(face: InkSegmentation) -> bool:
 _FAINT_INK_RATIO = 0.1
 
 
-def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad, cut_through: bool = False) -> bool:
-    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`); with
-    ``cut_through``, on a card the frame edge cuts, a symbol may run to a side along the frame."""
-    cut = _frame_sides(quad.corners, image.shape[1], image.shape[0]) if cut_through and quad.partial else 0
-    if cut & (cut >> 2):
-        cut = 0  # a band across the whole image, between opposite edges, is no cut card
-    return shows_symbols(segment_ink(warp_card(image, quad.corners)), open_sides=cut)
+def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
+    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`)."""
+    return shows_symbols(segment_ink(warp_card(image, quad.corners)))
+
+
+def _cut_sides(quad: CardQuad, image: npt.NDArray[np.uint8]) -> int:
+    """The sides of a card cut by the frame edge that lie along it (`_frame_sides`), where a
+    symbol the frame cuts may run to (`shows_symbols`); none for a whole card, or for a band
+    across the whole image between opposite edges, which is no cut card."""
+    cut = _frame_sides(quad.corners, image.shape[1], image.shape[0]) if quad.partial else 0
+    return 0 if cut & (cut >> 2) else cut
 
 
 # A quad inside another is a card, not a symbol, only with at least this fraction of the other's
