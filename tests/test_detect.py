@@ -175,6 +175,21 @@ def test_cards_cut_by_the_frame_through_their_symbol_on_a_checked_cloth_are_foun
     assert found == 7 and detected == 7
 
 
+def test_small_cards_whose_blob_runs_over_a_light_wood_table_are_found() -> None:
+    # Bench scene 1172: three cards about 25 pixels wide with pale outline symbols on light
+    # wood; each map's blob ran a pixel out over the wood, whose grain in the paper ring hid
+    # their faint ink (18 of 21 found). Judged on a ring 1.5 pixels further in, they are cards.
+    found, detected = found_in_scene(1172, 21, "light-wood")
+    assert found == 21 and detected == 21
+
+
+def test_a_patch_of_beige_rug_is_not_taken_for_a_card_on_the_inner_ring() -> None:
+    # Bench scene 1143: a beige patch of rug between its blobs, card-sized, is even paper on
+    # the ring further in, but tinted: only a nearly grey ring passes there (8 cards, none false).
+    found, detected = found_in_scene(1143, 8, "rug")
+    assert found == 8 and detected == 8
+
+
 def test_pale_stripes_joined_at_the_frame_edge_close_into_no_card() -> None:
     # Closed along the frame, pale stripes of a cloth joined by a card-white bar are a solid
     # card-like block; it shows no symbol.
