@@ -3,9 +3,10 @@
 Detection precision and recall (a detection matches a labelled card when their quads overlap
 with IoU > 0.5, for a card cut by the frame edge the part of it in view; cards under half in
 view are not expected, and a detection reported partial that outlines the part in view of such
-a card counts neither as found nor as false: "cut card reported partial"), reading accuracy per attribute and per card on the cards
-found with the wrong readings not flagged uncertain (the ones a user would trust), whole-board
-accuracy (every card found and read right, nothing extra) and SET-list accuracy.
+a card counts neither as found nor as false: "cut card reported partial"), reading accuracy
+per attribute and per card on the cards found with the wrong readings not flagged uncertain
+(the ones a user would trust), whole-board accuracy (every card found and read right, nothing
+extra) and SET-list accuracy.
 
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR] [--model FILE]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
