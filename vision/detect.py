@@ -2605,14 +2605,14 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         limit = 0.5  # a card twice or half the size is still a candidate for the fit
         for _ in range(3):
             agree = np.abs(log_area - design @ coefficients) < limit
-            if agree.sum() < 6:
+            if agree.sum() < _PLANE_QUADS:
                 break
             coefficients = _plane_through(design[agree, :2], log_area[agree], card_width)
             limit = 0.3
         return coefficients, int(np.count_nonzero(np.abs(log_area - design @ coefficients) < _CLOSE_FIT))
 
     coefficients, agreeing = refined(np.array([0.0, 0.0, float(np.median(log_area))]))
-    if len(quads) >= 6:
+    if len(quads) >= _PLANE_QUADS:
         # Seen steeply, the near cards can be twice and the far ones half the median size:
         # too few agree with the median to start the fit from it, but a plane through all of
         # them finds the slope (it is taken only where more cards agree with it at the end).
@@ -2622,7 +2622,7 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         # A quad far off every card's size (a blank patch of cloth a fifth of a card, a box)
         # drags a plane through all of them: so does a plane through the rest.
         near_median = np.abs(log_area - np.median(log_area)) < _FAR_OFF_SIZE
-        if 6 <= near_median.sum() < len(quads):
+        if _PLANE_QUADS <= near_median.sum() < len(quads):
             tilted, tilted_agreeing = refined(_plane_through(design[near_median, :2], log_area[near_median],
                                                              card_width))
             if tilted_agreeing > agreeing:
@@ -2636,6 +2636,11 @@ def _typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float
         return math.exp(slope_x * float(center[0]) + slope_y * float(center[1]) + intercept)
     return typical
 
+
+# The fewest quads a plane of typical sizes is fitted to (with fewer, it is their median).
+_PLANE_QUADS = 6
+# With fewer than that, a card showing centred symbols may be this many times the median.
+_NEAR_CARD = 4.0
 
 # A quad whose area is this far (log) from the median, over 2.7 times or under 0.37 of it, is
 # left out of one of the typical size's fits.
@@ -3186,6 +3191,20 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
                 kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
+        elif len(reference) < _PLANE_QUADS:
+            # Fewer than six cards give no plane of sizes, only their median, blind to
+            # perspective, and a median of proportions one odd quad may set: in a close-up
+            # seen steeply, the near card is three times the far one's size (close-up 9031,
+            # beside a far card and a box's printed card both 1.05 long for their width). A
+            # card that size, a flat card's proportions, shows itself one by its centred
+            # symbols.
+            card_aspect = aspect(card.corners)
+            if ((0.4 * typical_area <= card.area <= 2.0 * typical_area
+                 and (_aspect_fits(card_aspect, typical_aspect) or _rectified_fits(card.corners, foreshortening())))
+                    or (0.4 * typical_area <= card.area <= _NEAR_CARD * typical_area
+                        and 0.8 * _FLAT_ASPECT <= card_aspect <= 1.25 * _FLAT_ASPECT
+                        and _shows_centred_symbols(image, card))):
+                kept.append(card)
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
               and (_aspect_fits(aspect(card.corners), typical_aspect)
                    or _rectified_fits(card.corners, foreshortening()))):
