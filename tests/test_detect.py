@@ -714,6 +714,14 @@ def test_a_near_card_three_times_the_median_size_is_found_in_a_close_up() -> Non
     assert found == 2
 
 
+def test_the_table_either_side_of_a_card_filling_the_frame_is_no_cut_card() -> None:
+    # Close-up 7039 (seeds 7000, 1 card): the grey table's strips left and right of a card
+    # filling the frame, nearly grey and even, were two cut cards; their paper is half as
+    # bright as the card's, lying in the same light.
+    found, detected = found_in_scene(7039, 1, "grey")
+    assert found == 1 and detected == 1
+
+
 def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:
     # Pale squares of a gingham cloth with a little weave texture are even, bright, and their
     # texture passes for faint ink; real symbols stand out far more.
@@ -1385,10 +1393,13 @@ def test_a_tinted_patch_taken_for_a_whole_card_vouches_for_no_cut_card() -> None
     # beside it would vouch for its paper, but not one whose own paper is the table's tint.
     image = np.full((400, 600, 3), (120, 170, 200), np.uint8)  # pale wood
     patch = CardQuad(order_corners(card_corners(300, 200, 0)), False, 1.0, paper=(80, 150, 210))
-    cut = CardQuad(order_corners(card_corners(20, 200, 0)), True, 1.0, paper=(100, 100, 100))
+    cut = CardQuad(order_corners(card_corners(20, 200, 0)), True, 1.0, paper=(130, 130, 130))
     assert detect._without_table_patches([patch, cut], image) == []
     grey = dataclasses.replace(patch, paper=(200, 200, 200))
     assert detect._without_table_patches([grey, cut], image) == [grey, cut]
+    # But only a cut card nearly as bright as the whole one, lying in the same light.
+    dark = dataclasses.replace(cut, paper=(100, 100, 100))
+    assert detect._without_table_patches([grey, dark], image) == [grey]
 
 
 def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -> None:

@@ -148,15 +148,21 @@ def _without_table_patches(cards: list[CardQuad], image: npt.NDArray[np.uint8]) 
     Three whole cards or more show this deck's paper under this light, and every other card is
     judged against them; with fewer, nothing is. A bare table then still gives its planks, felt
     or rug patches as a card or a cut card. Card paper is nearly grey under any light a camera
-    balances, and a cut card with no whole card beside it is no darker than the table it lies on.
+    balances, a cut card with no whole card beside it is no darker than the table it lies on,
+    and one beside one or two whole cards (a close-up, in one light) is nearly as bright as they.
     """
     whole = [card for card in cards if not card.partial]
     if len(whole) >= 3:
         return cards
     kept = [card for card in cards if _off_grey(card.paper) <= _GREY_PAPER]
     # (A whole "card" dropped as a patch itself vouches for no cut card.)
-    if any(not card.partial for card in kept):
-        return kept
+    kept_whole = [card for card in kept if not card.partial]
+    if kept_whole:
+        # (Cut cards beside one or two whole ones measured 0.72 of their paper's brightness
+        # and more, in the close-ups and the scenes 1000-1199 and 5000-5119; the strips of a
+        # grey table either side of a card filling the frame, 0.43 and 0.54: close-up 7039.)
+        level = _CUT_BESIDE_WHOLE * float(np.median([max(card.paper) for card in kept_whole]))
+        return [card for card in kept if not card.partial or max(card.paper) >= level]
     table_level = float(np.median(image[::4, ::4].max(axis=2)))
     return [card for card in kept if max(card.paper) >= _CUT_PAPER_LEVEL * table_level]
 
@@ -2779,6 +2785,8 @@ _GREY_PAPER = 0.10
 # A cut card with no whole one in view: its paper at least this fraction of the table's median
 # brightness (a plank's darker streak is well below it).
 _CUT_PAPER_LEVEL = 0.9
+# A cut card beside one or two whole ones: its paper at least this fraction of theirs.
+_CUT_BESIDE_WHOLE = 0.6
 
 
 def _table_tint(colours: list[npt.NDArray[np.float64]]) -> tuple[npt.NDArray[np.float64] | None, float]:
