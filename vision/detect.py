@@ -2680,7 +2680,8 @@ def _plane_through(points: npt.NDArray[np.float64], values: npt.NDArray[np.float
         # Points all within a fraction of a card width of one place (one card's outlines by
         # several maps, once the far points that alone decide a slope are left out) say
         # nothing of any slope: a pixel's jitter between them set one of 0.015 a pixel in
-        # log area, and the card beside them 20 times too small (close-up 7009).
+        # log area, and the typical size at the card beside them 20 times too small
+        # (close-up 7009).
         return np.array([0.0, 0.0, mean_value])
     if half_sum - radius < len(values) * (_ROW_WIDTH * card_width) ** 2:
         # Along the line only: the direction of the larger spread.
