@@ -722,6 +722,13 @@ def test_the_table_either_side_of_a_card_filling_the_frame_is_no_cut_card() -> N
     assert found == 1 and detected == 1
 
 
+def test_a_card_with_a_band_of_shadow_across_it_is_found_in_a_close_up() -> None:
+    # Close-up 9004 (seeds 9000, 1 card): a card of three solid green ovals on black, a band
+    # of shadow across it, had no candidate at all.
+    found, detected = found_in_scene(9004, 1, "black")
+    assert found == 1 and detected == 1
+
+
 def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:
     # Pale squares of a gingham cloth with a little weave texture are even, bright, and their
     # texture passes for faint ink; real symbols stand out far more.
@@ -928,6 +935,22 @@ def test_a_faint_symbol_on_a_card_half_in_shadow_is_ink() -> None:
     blank = np.full((300, 300, 3), (30, 30, 30), np.float32)
     cv2.fillConvexPoly(blank, np.round(corners).astype(np.int32), (235, 238, 240))
     assert detect._paper_fraction(shadow_across(blank, 0.55), order_corners(corners))[0] == 0.0
+
+
+def test_coloured_symbols_on_a_card_with_a_band_of_shadow_across_it_are_ink() -> None:
+    # Close-up 9004: a band of shadow (a cable's, a pen's) runs across a card of three solid
+    # green ovals; the step from lit to shadowed paper and back swamped the ink measured
+    # against a plane, and the two runs of each round the ring were taken for a checked cloth.
+    corners = card_corners(150, 150, 0, width=104, height=162)
+    card = np.full((300, 300, 3), (30, 30, 30), np.float32)
+    paste_face(card, render_card(Card.parse("3 green solid oval"), width=104).astype(np.float32), corners)
+    ys, xs = np.mgrid[0:300, 0:300]
+    light = np.where(np.abs(xs - 150 + 0.6 * (ys - 150)) < 35, 0.45, 1.0)
+    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 2)
+    noise = np.random.default_rng(1).normal(0, 5, card.shape)
+    banded = np.clip(card * 0.8 * light[..., None] + noise, 0, 255).astype(np.uint8)
+    score, _, ink = detect._paper_fraction(banded, order_corners(corners))
+    assert score > 0.9 and ink > 0.2
 
 
 def test_cells_of_a_checked_cloth_round_a_dark_crossing_are_no_card_in_shadow() -> None:

@@ -2055,11 +2055,14 @@ def _paper_fraction(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float3
     # Every card carries one to three printed symbols: ink must stand out of the paper's noise
     # over part of the middle. This rejects planks, sheets of paper, plain bright rectangles.
     ink, strength = _ink_of(*_ink_against_plane(raw, residual, coefficients), brightest)
-    if (ink < 0.01 and shadowed_brightness is not None
-            and _one_shadow_edge(shadowed_brightness, ring_index)):
+    if ink < 0.01 and shadowed_brightness is not None:
         # (Only where the plane sees none: measured so for every shadowed ring, cards the
         # plane's measure passed changed too, and one scene of a striped cloth lost four.)
-        ink, strength = _ink_of(*_ink_under_shadow_edge(raw, patch), brightest)
+        runs = _shadow_runs(shadowed_brightness, ring_index)
+        # A band of shadow across a card (close-up 9004) leaves two runs of each round the
+        # ring, as a crossing of a checked cloth's cells does: there only coloured ink counts.
+        if runs == (1, 1) or (runs == (2, 2) and _coloured_ink(raw)):
+            ink, strength = _ink_of(*_ink_under_shadow_edge(raw, patch), brightest)
     if ink < 0.01:
         return 0.0, colour, strength
     return float(np.count_nonzero(close)) / len(close), colour, strength
@@ -2074,24 +2077,40 @@ def _ink_of(noise: float, difference: npt.NDArray[np.float32], brightest: float)
     return ink, _percentile(difference, 0.99) / brightest
 
 
-def _one_shadow_edge(brightness: npt.NDArray[np.float32], ring_index: npt.NDArray[np.intp]) -> bool:
-    """Whether the ring's lit and shadowed paper (its pixels' ``brightness`` at the patch's
-    flat ``ring_index``) lie in one run each, as one shadow's edge across a card leaves them.
-    Round a quad traced on a checked cloth, its cells alternate: each is paper-like and keeps
-    the same tint, lit or shadowed, but they make several runs (empty table 11006: ten cells
-    more taken for cards without this test)."""
+def _shadow_runs(brightness: npt.NDArray[np.float32], ring_index: npt.NDArray[np.intp]) -> tuple[int, int]:
+    """In how many runs the ring's shadowed and lit paper (its pixels' ``brightness`` at the
+    patch's flat ``ring_index``) lie: one each, as one shadow's edge across a card leaves them;
+    two each, as a band of shadow does. Round a quad traced on a checked cloth, its cells
+    alternate: each is paper-like and keeps the same tint, lit or shadowed, but they make
+    several runs (empty table 11006: ten cells more taken for cards, taken as one edge), or
+    round a crossing of the checks, two each."""
     low, high = _percentile(brightness, 0.1), _percentile(brightness, 0.9)
     middle, margin = (low + high) / 2, (high - low) / 4
     least = 0.03 * len(brightness)
     canvas = np.zeros(_RING_PATCH[0] * _RING_PATCH[1], np.uint8)
+    runs = []
     for part in (brightness < middle - margin, brightness > middle + margin):
         canvas[:] = 0
         canvas[ring_index[part]] = 255
         _, _, stats, _ = cv2.connectedComponentsWithStats(canvas.reshape(_RING_PATCH[1], _RING_PATCH[0]),
                                                           connectivity=8)
-        if np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= least) > 1:
-            return False
-    return True
+        runs.append(int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= least)))
+    return runs[0], runs[1]
+
+
+def _coloured_ink(raw: npt.NDArray[np.uint8]) -> bool:
+    """Whether a card patch's middle holds coloured ink: red, green and purple symbols are
+    strongly coloured, paper lit or shadowed nearly grey, and a grey checked cloth's dark cells
+    too."""
+    middle = raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).astype(np.float32)
+    top, bottom = middle.max(axis=1), middle.min(axis=1)
+    coloured = (top - bottom) > _INK_CHROMA * np.maximum(top, 1.0)
+    return bool(np.count_nonzero(coloured) >= 0.05 * len(middle))
+
+
+# A pixel whose channels spread by this fraction of its brightest one is coloured (card paper,
+# lit or shadowed, is nearly grey under a camera's white balance).
+_INK_CHROMA = 0.4
 
 
 def _ink_against_plane(raw: npt.NDArray[np.uint8], residual: npt.NDArray[np.float32],
