@@ -3219,23 +3219,19 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
                 kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
-        elif len(reference) < _PLANE_QUADS:
+        elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
+              and (_aspect_fits(aspect(card.corners), typical_aspect)
+                   or _rectified_fits(card.corners, foreshortening()))):
+            kept.append(card)
+        elif (len(reference) < _PLANE_QUADS and 0.4 * typical_area <= card.area <= _NEAR_CARD * typical_area
+              and 0.8 * _FLAT_ASPECT <= aspect(card.corners) <= 1.25 * _FLAT_ASPECT
+              and _shows_centred_symbols(image, card)):
             # Fewer than six cards give no plane of sizes, only their median, blind to
             # perspective, and a median of proportions one odd quad may set: in a close-up
             # seen steeply, the near card is three times the far one's size (close-up 9031,
             # beside a far card and a box's printed card both 1.05 long for their width). A
             # card that size, a flat card's proportions, shows itself one by its centred
             # symbols.
-            card_aspect = aspect(card.corners)
-            if ((0.4 * typical_area <= card.area <= 2.0 * typical_area
-                 and (_aspect_fits(card_aspect, typical_aspect) or _rectified_fits(card.corners, foreshortening())))
-                    or (0.4 * typical_area <= card.area <= _NEAR_CARD * typical_area
-                        and 0.8 * _FLAT_ASPECT <= card_aspect <= 1.25 * _FLAT_ASPECT
-                        and _shows_centred_symbols(image, card))):
-                kept.append(card)
-        elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
-              and (_aspect_fits(aspect(card.corners), typical_aspect)
-                   or _rectified_fits(card.corners, foreshortening()))):
             kept.append(card)
     return kept
 
