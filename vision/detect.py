@@ -293,12 +293,13 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
                 for joined in bridged)]
             candidates.extend(bridged)
             cards = settled()
-        # Cards partly under a hand, completed from the paper in view.
-        if paper_mask is not None:
-            covered = _covered_cards(cards, small, [paper_mask, maps.global_white, maps.local_white], region)
-            if covered:
-                candidates.extend(covered)
-                cards = settled()
+        # Cards partly under a hand, completed from the paper in view (in a close-up of a
+        # card or two, with no paper-colour map, from the whiteness maps).
+        covered = _covered_cards(cards, small, [mask for mask in (paper_mask, maps.global_white, maps.local_white)
+                                                if mask is not None], region)
+        if covered:
+            candidates.extend(covered)
+            cards = settled()
     return finished()
 
 
@@ -566,14 +567,14 @@ def _covered_cards(cards: list[CardQuad], image: npt.NDArray[np.uint8],
     cards' tint, and what hides the rest is not the table (`_hidden_by_table`). They are
     guesses, marked covered (reported not wholly in view, their reading uncertain)."""
     whole = [card for card in cards if not card.partial and not card.guess]
-    if len(whole) < _PLANE_CARDS:
+    if not whole:
         return []
     height, width = image.shape[:2]
     taken = np.zeros((height, width), np.uint8)
     for card in cards:
         cv2.fillConvexPoly(taken, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 255)
     typical = _typical_area_model(_plain_unless_few(whole))
-    planes = _TablePlanes(cards)
+    planes = _TablePlanes(cards, unchecked=True)
     paper_tint = np.median([_tint(card.paper) for card in whole], axis=0)
     found: list[CardQuad] = []
     # (Each map in turn: on a pale wood or a felt, a covered card's paper runs into the table in
@@ -1318,18 +1319,27 @@ class _TablePlanes:
     card's proportions, so the homography taking it to one maps the whole table (a plane) to
     a view from straight above, up to a turn and a scale."""
 
-    def __init__(self, cards: list[CardQuad]) -> None:
+    def __init__(self, cards: list[CardQuad], unchecked: bool = False) -> None:
         # (Not those outlined round their symbols: their outlines are estimates.)
         self._cards = [card for card in cards if not card.partial and not card.from_symbols]
         self._planes: dict[int, npt.NDArray[np.float64] | None] = {}
+        # With too few cards to check a card's plane by, whether one card's own outline may
+        # give it: a close-up of a card or two shows no more.
+        self._unchecked = unchecked and 0 < len(self._cards) < _PLANE_CARDS
 
     def nearest(self, point: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
         """The homography (3, 3) from the image to the table seen from above, by the nearest
         of the three cards nearest ``point`` whose outline the others bear out; None where
-        none does, or too few cards are found to check it by."""
-        if len(self._cards) < _PLANE_CARDS:
+        none does, or too few cards are found to check it by (unless unchecked: then by the
+        nearest card's outline alone, `_plane_of_alone`)."""
+        if len(self._cards) < _PLANE_CARDS and not self._unchecked:
             return None
         distances = [float(np.hypot(*(card.center - point))) for card in self._cards]
+        if self._unchecked:
+            nearest = int(np.argmin(distances))
+            if nearest not in self._planes:
+                self._planes[nearest] = _plane_of_alone(self._cards[nearest])
+            return self._planes[nearest]
         for index in np.argsort(distances)[:3]:
             if index not in self._planes:
                 self._planes[index] = self._plane_of(self._cards[index])
@@ -1358,6 +1368,27 @@ class _TablePlanes:
 
 # A card's plane is checked by this many other cards at least.
 _PLANE_CARDS = 4
+
+
+def _plane_of_alone(card: CardQuad) -> npt.NDArray[np.float64] | None:
+    """The homography (3, 3) from the image to the table seen from above by one card's outline
+    alone, its longer sides as seen taken for its long sides; None where its proportions leave
+    that in doubt (a card seen steeply along its length looks nearly square)."""
+    seen_aspect = aspect(card.corners)
+    if not _ALONE_ASPECT <= max(seen_aspect, 1.0 / seen_aspect):
+        return None
+    corners = card.corners.astype(np.float64)
+    lengths = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    # (Corner k to k + 1 is a short side where the sides 0 and 2 are the shorter pair.)
+    turn = 0 if lengths[0] + lengths[2] <= lengths[1] + lengths[3] else 1
+    width = short_side(card.corners)
+    flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
+    return cv2.getPerspectiveTransform(np.roll(corners, -turn, axis=0).astype(np.float32),
+                                       flat.astype(np.float32)).astype(np.float64)
+
+
+# One card alone gives the table's plane where it looks at least this long for its width.
+_ALONE_ASPECT = 1.2
 
 
 def _to_plane(homography: npt.NDArray[np.float64], points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
