@@ -737,6 +737,13 @@ def test_a_card_under_a_hand_beside_one_other_is_found_in_a_close_up() -> None:
     assert found == 2 and detected == 2
 
 
+def test_a_card_cut_in_two_by_a_thick_cable_is_found_in_a_close_up() -> None:
+    # Close-up 9040 (seeds 9000, 2 cards): a cable across both cards, 10 pixels wide as the
+    # close-up shows it, cut one card's paper in two; bridging closed lines up to 8 pixels.
+    found, detected = found_in_scene(9040, 2, "black")
+    assert found == 2 and detected == 2
+
+
 def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_long_side() -> None:
     # A card seen from above, 60 x 94 pixels, turned a quarter: its own outline takes the table
     # to a view from above, in which a neighbour of the same size is a card's rectangle.

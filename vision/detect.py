@@ -280,9 +280,9 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
         # joins the pale table round a cut card into card-like patches; a cut card lost is
         # not read anyway.)
         whole = [card for card in cards if not card.partial]
-        typical = _typical_area_model(_plain_unless_few(whole)) if len(whole) >= 3 else None
+        typical = _typical_area_model(_plain_unless_few(whole)) if whole else None
         bridged = [dataclasses.replace(quad, guess=True) for quad in
-                   _quads_in_mask(_bridged(maps.global_white), maps, [], 0.5, smallest, region)
+                   _quads_in_mask(_bridged(maps.global_white, whole), maps, [], 0.5, smallest, region)
                    if not quad.partial and typical is not None
                    and _size_mismatch(quad, typical(quad.center)) < _BRIDGED_SIZE
                    and not any(_covers(quad, card) or _covers(card, quad) for card in cards)]
@@ -303,12 +303,18 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
     return finished()
 
 
-def _bridged(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """A binary map with dark lines up to about 8 pixels wide bridged (a morphological closing)."""
-    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _BRIDGE)
+def _bridged(mask: npt.NDArray[np.uint8], cards: list[CardQuad]) -> npt.NDArray[np.uint8]:
+    """A binary map with dark lines bridged (a morphological closing): up to about 8 pixels
+    wide, or as wide as a cable across one of the ``cards`` is seen in a close-up (a cable is
+    of one thickness on the table, and the cards show how near the table is)."""
+    card_width = float(np.median([short_side(card.corners) for card in cards])) if cards else 0.0
+    size = max(_BRIDGE_PIXELS, 2 * int(_BRIDGE_OF_CARD * card_width / 2) + 1)
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
 
 
-_BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+# Bridged: dark lines up to this many pixels wide, or this fraction of a card's width.
+_BRIDGE_PIXELS = 9
+_BRIDGE_OF_CARD = 0.08
 # A card made whole by bridging is within this of the typical card's size (log area ratio):
 # bridging also joins two cards lying close, or pale cells of a cloth.
 _BRIDGED_SIZE = 0.3
