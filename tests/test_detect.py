@@ -744,6 +744,28 @@ def test_a_card_cut_in_two_by_a_thick_cable_is_found_in_a_close_up() -> None:
     assert found == 2 and detected == 2
 
 
+def test_a_grey_checked_cloths_crossings_are_no_cards_from_symbols_alone() -> None:
+    # Empty table 11006 (seeds 11000): a grey checked cloth, no card. Its dark crossings,
+    # ringed by pale cells, were 21 cards outlined round "symbols", 26 false cards in all; a
+    # card's symbols are printed in coloured inks. (One blank cell is left, which reading
+    # drops: it shows no symbol.)
+    _, detected = found_in_scene(11006, 0, "checked-cloth")
+    assert detected <= 1
+
+
+def test_a_small_cards_thin_coloured_strokes_show_coloured_ink() -> None:
+    from vision.detect import _shows_coloured_ink
+
+    # Paper with a thin, pale green stroke (blurred into the paper), and paper with a grey one.
+    paper = np.full((64, 40, 3), 215, np.uint8)
+    green, grey = paper.copy(), paper.copy()
+    green[20:44, 19:21] = (150, 195, 140)
+    grey[20:44, 19:21] = (120, 120, 120)
+    corners = np.array([[0, 0], [39, 0], [39, 63], [0, 63]], np.float32)
+    assert _shows_coloured_ink(green, corners)
+    assert not _shows_coloured_ink(grey, corners)
+
+
 def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_long_side() -> None:
     # A card seen from above, 60 x 94 pixels, turned a quarter: its own outline takes the table
     # to a view from above, in which a neighbour of the same size is a card's rectangle.
