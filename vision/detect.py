@@ -2145,9 +2145,7 @@ def _shows_coloured_ink(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.fl
     so few of its pixels pass `_coloured_ink`.)"""
     matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), _RING_PATCH_CORNERS)
     raw = cv2.warpPerspective(image, matrix, _RING_PATCH, flags=cv2.INTER_LINEAR)
-    middle = raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).astype(np.float32)
-    top, bottom = middle.max(axis=1), middle.min(axis=1)
-    return _percentile((top - bottom) / np.maximum(top, 1.0), 0.99) >= _SOME_CHROMA
+    return _percentile(_middle_chroma(raw), 0.99) >= _SOME_CHROMA
 
 
 # The small cards found from symbols alone in fresh scene 6043 (a striped cloth) measured
@@ -2160,10 +2158,16 @@ def _coloured_ink(raw: npt.NDArray[np.uint8]) -> bool:
     """Whether a card patch's middle holds coloured ink: red, green and purple symbols are
     strongly coloured, paper lit or shadowed nearly grey, and a grey checked cloth's dark cells
     too."""
+    chroma = _middle_chroma(raw)
+    return bool(np.count_nonzero(chroma > _INK_CHROMA) >= 0.05 * len(chroma))
+
+
+def _middle_chroma(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """How coloured each pixel of a card patch's middle is: the spread of its channels over
+    its brightest one (0 for grey)."""
     middle = raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).astype(np.float32)
     top, bottom = middle.max(axis=1), middle.min(axis=1)
-    coloured = (top - bottom) > _INK_CHROMA * np.maximum(top, 1.0)
-    return bool(np.count_nonzero(coloured) >= 0.05 * len(middle))
+    return (top - bottom) / np.maximum(top, 1.0)
 
 
 # A pixel whose channels spread by this fraction of its brightest one is coloured (card paper,
