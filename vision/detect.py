@@ -1362,11 +1362,8 @@ class _TablePlanes:
         cards most nearly a card's proportions, if it gives most of them those closely."""
         others = [other.corners.astype(np.float64) for other in self._cards if other is not card]
         best, best_error = None, math.inf
-        width = short_side(card.corners)
-        flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
         for turn in (0, 1):
-            homography = cv2.getPerspectiveTransform(np.roll(card.corners, turn, axis=0).astype(np.float32),
-                                                     flat.astype(np.float32)).astype(np.float64)
+            homography = _to_flat_card(np.roll(card.corners, turn, axis=0), short_side(card.corners))
             seen_flat = [_to_plane(homography, corners) for corners in others]
             error = float(np.median([abs(math.log(max(aspect(c), 1.0 / aspect(c)) / _FLAT_ASPECT))
                                      for c in seen_flat]))
@@ -1386,14 +1383,16 @@ def _plane_of_alone(card: CardQuad) -> npt.NDArray[np.float64] | None:
     seen_aspect = aspect(card.corners)
     if not _ALONE_ASPECT <= max(seen_aspect, 1.0 / seen_aspect):
         return None
-    corners = card.corners.astype(np.float64)
-    lengths = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    # (Corner k to k + 1 is a short side where the sides 0 and 2 are the shorter pair.)
-    turn = 0 if lengths[0] + lengths[2] <= lengths[1] + lengths[3] else 1
-    width = short_side(card.corners)
-    flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]])
-    return cv2.getPerspectiveTransform(np.roll(corners, -turn, axis=0).astype(np.float32),
-                                       flat.astype(np.float32)).astype(np.float64)
+    # (Below 1, the sides 0 and 2 are the longer pair: corner 1 then starts a short side.)
+    turn = 0 if seen_aspect >= 1.0 else 1
+    return _to_flat_card(np.roll(card.corners, -turn, axis=0), short_side(card.corners))
+
+
+def _to_flat_card(corners: npt.NDArray[np.float32], width: float) -> npt.NDArray[np.float64]:
+    """The homography (3, 3) taking a card's ``corners`` (the first side a short one) to a flat
+    card ``width`` pixels wide seen from straight above."""
+    flat = np.array([[0, 0], [width, 0], [width, _FLAT_ASPECT * width], [0, _FLAT_ASPECT * width]], np.float32)
+    return cv2.getPerspectiveTransform(corners.astype(np.float32), flat).astype(np.float64)
 
 
 # One card alone gives the table's plane where it looks at least this long for its width.
