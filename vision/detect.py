@@ -214,11 +214,15 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
             # Guesses are never symbols or pieces of a card already found, nor far smaller
             # than the cards found so far (a close-up's card dwarfs the patches of wood grain
             # that smoothed edges enclose).
-            plain = [card.area for card in settled() if not card.guess]
+            so_far = settled()
+            plain = [card.area for card in so_far if not card.guess]
             smallest_guess = 0.3 * min(plain, default=0.0)
+            whole = [card for card in so_far if not card.partial]
+            typical = _typical_area_model(_plain_unless_few(whole)) if whole else None
             add(dataclasses.replace(quad, guess=True) for quad in
                 _quads_in_mask(mask, maps, candidates, inset, smallest_guess, region)
-                if not any(_lies_inside(quad, other) for other in candidates))
+                if not any(_lies_inside(quad, other) and not _card_of_block(quad, other, typical, small)
+                           for other in candidates))
         if index == 1:
             # The costlier maps and second looks are only needed where the cards the
             # whiteness maps found leave card-sized paper-like blobs unexplained; on many
@@ -325,6 +329,25 @@ def _lies_inside(quad: CardQuad, other: CardQuad) -> bool:
     a symbol of that card, or a piece of it."""
     return (quad.area < 0.5 * other.area
             and cv2.pointPolygonTest(other.corners.reshape(-1, 1, 2), tuple(map(float, quad.center)), False) > 0)
+
+
+def _card_of_block(quad: CardQuad, block: CardQuad,
+                   typical: Callable[[npt.NDArray[np.float32]], float] | None,
+                   image: npt.NDArray[np.uint8]) -> bool:
+    """Whether ``quad``, lying inside ``block``, is a whole card of the size the cards found so
+    far have (``typical``), showing centred symbols, and ``block`` a candidate of two cards or
+    more: touching cards seen as one blob, which the merge drops as a block once its cards are
+    found (bench 1132: a card in a row of touching cards was lost, its outline discarded as a
+    piece of the pair it lay in). (A pale cell of a checked cloth inside a larger pale patch
+    shows no symbols.)"""
+    return (typical is not None and not quad.partial
+            and block.area > _BLOCK_SIZE * typical(block.center)
+            and _size_mismatch(quad, typical(quad.center)) < _BRIDGED_SIZE
+            and _shows_centred_symbols(image, quad))
+
+
+# A candidate at least this many times the typical card's area holds two cards or more.
+_BLOCK_SIZE = 1.6
 
 
 def _rescaled(cards: list[CardQuad], scale: float) -> list[CardQuad]:
