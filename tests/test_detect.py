@@ -488,6 +488,29 @@ def test_cards_cut_by_the_frame_on_a_striped_cloth_are_found() -> None:
     assert detected == found
 
 
+def test_cards_cut_by_the_frame_through_their_symbol_are_found() -> None:
+    # Bench scene 1133 (striped cloth): three cards cut by the frame, each through its one
+    # symbol, lie on the cloth's pale stripes, which the whole cards' surroundings show less
+    # than the dark ones. Such a cut card is kept where its face shows a symbol, and a symbol
+    # the frame cuts runs to the frame: the three were taken for blank ends of stripes.
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(1133, 21, size=(960, 720), table="striped-cloth", effects=1.0)
+    detected = find_cards(image)
+
+    def in_view_iou(quad: np.ndarray, corners: list[list[float]]) -> float:
+        canvas_a = np.zeros(image.shape[:2], np.uint8)
+        canvas_b = np.zeros_like(canvas_a)
+        cv2.fillConvexPoly(canvas_a, np.round(quad).astype(np.int32), 1)
+        cv2.fillConvexPoly(canvas_b, np.round(np.array(corners)).astype(np.int32), 1)
+        return np.count_nonzero(canvas_a & canvas_b) / np.count_nonzero(canvas_a | canvas_b)
+
+    for index in (1, 4, 18):
+        card = truth["cards"][index]
+        assert card["partial"] and card["visible_fraction"] >= 0.5
+        assert any(seen.partial and in_view_iou(seen.corners, card["corners"]) > 0.5 for seen in detected)
+
+
 def test_a_card_a_cable_cuts_in_two_is_found_whole() -> None:
     # A dark cable across a card cuts its paper into two pieces, neither card-like; the five
     # cards round it are found as usual.

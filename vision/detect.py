@@ -211,7 +211,8 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
         if not guess:
             add(_quads_in_mask(mask, maps, candidates, inset, region=region))
         else:
-            # Guesses are never symbols or pieces of a card already found, nor far smaller
+            # Guesses are never symbols or pieces of a card already found (only of a block of
+            # touching cards, `_card_of_block`), nor far smaller
             # than the cards found so far (a close-up's card dwarfs the patches of wood grain
             # that smoothed edges enclose).
             so_far = settled()
@@ -2480,9 +2481,11 @@ def _centred_symbols(face: InkSegmentation) -> bool:
 _FAINT_INK_RATIO = 0.1
 
 
-def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad) -> bool:
-    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`)."""
-    return shows_symbols(segment_ink(warp_card(image, quad.corners)))
+def _shows_symbols(image: npt.NDArray[np.uint8], quad: CardQuad, cut_by_frame: bool = False) -> bool:
+    """Whether the face a quad outlines shows a printed symbol (`shows_symbols`); with
+    ``cut_by_frame``, one the frame may cut where the quad is a cut card (`_cut_sides`)."""
+    open_sides = _cut_sides(quad, image) if cut_by_frame else 0
+    return shows_symbols(segment_ink(warp_card(image, quad.corners)), open_sides=open_sides)
 
 
 def _cut_sides(quad: CardQuad, image: npt.NDArray[np.uint8]) -> int:
@@ -3276,11 +3279,14 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
             spread = (table_spread if not card.guess and card.area >= 0.5 * typical_area
                       else _TABLE_TINT_SPREAD)
             # (Or on a colour common round the whole cards, a cloth's dark stripe, where its
-            # face shows a symbol: a blank end of a pale stripe at the frame edge does not.)
+            # face shows a symbol, which the frame may cut: a blank end of a pale stripe at the
+            # frame edge shows none. Bench 1133: three cards cut by the frame on a striped
+            # cloth were lost, their halved symbols taken for none.)
             if outside is not None:
                 lies_on = _tint(outside[index])
                 if np.abs(lies_on - table_tint).max() > spread and not (
-                        _common_on_table(lies_on, table_palette) and _shows_symbols(image, card)):
+                        _common_on_table(lies_on, table_palette)
+                        and _shows_symbols(image, card, cut_by_frame=True)):
                     continue  # lying on something else than the table: the card art on a box
         if card.partial:
             # (No larger than a whole card may be, either: a patch of pale table at the frame
