@@ -134,12 +134,36 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
             # and no card of the leading look lies over it (a cut one may be a cell of a
             # cloth with the pattern's edge in it).
             leading, other = (again, cards) if len(again) > len(cards) else (cards, again)
+            leading = _better_outlines(leading, other)
             cards = leading + [card for card in other if not card.partial and not any(
                 _covers(card, lead) or _covers(lead, card) for lead in leading)
                 and _shows_symbols(image, card)]
     # (On the final cards only: partway, a search has found fewer than three whole cards
     # where it ends with more, and dropping its patches then lost cards found beside them.)
     return _without_table_patches(cards, image)
+
+
+def _better_outlines(leading: list[CardQuad], other: list[CardQuad]) -> list[CardQuad]:
+    """The ``leading`` look's cards, each guess among them replaced by the one card of the
+    ``other`` look it overlaps where that card is whole and has far better paper all round (its
+    score): the same card outlined better (bench 1022: in a grid of touching cards, the look at
+    full resolution laid a neighbour's outline half a card off, where the first look's outline
+    was right; the card was lost and a false card reported)."""
+    result = []
+    for lead in leading:
+        if lead.guess and not lead.partial:
+            overlapping = [card for card in other if _covers(card, lead) or _covers(lead, card)]
+            # (Outlines that agree, IoU 0.8 or more, are left as the leading look has them.)
+            if (len(overlapping) == 1 and not overlapping[0].partial
+                    and overlapping[0].score > lead.score + _BETTER_SCORE
+                    and _iou_estimate(overlapping[0], lead) < 0.8):
+                lead = overlapping[0]
+        result.append(lead)
+    return result
+
+
+# A card of one look replaces the other's guess for the place with a paper score this much higher.
+_BETTER_SCORE = 0.15
 
 
 def _without_table_patches(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
