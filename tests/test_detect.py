@@ -543,6 +543,21 @@ def test_a_card_outlined_half_a_card_off_by_the_second_look_is_outlined_right() 
     assert ious[-2] < 0.2  # no second, misplaced outline over it
 
 
+def test_two_cards_end_to_end_seen_steeply_are_parted_across_their_shorter_sides() -> None:
+    # Bench scene 1040 (black table): a card lying over the end of another, seen steeply along
+    # their length, makes one quad that looks wider than long; the cut across its longer
+    # sides halved both cards, and neither half was a card's face. Cut across its shorter
+    # sides, it parts them.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(1040, 8, size=(960, 720), table="black", effects=1.0)
+    detected = find_cards(image)
+    for index in (1, 5):
+        target = np.array(truth["cards"][index]["corners"], np.float32)
+        assert max(quad_iou(card.corners, target) for card in detected) > 0.8
+
+
 def test_a_card_a_cable_cuts_in_two_is_found_whole() -> None:
     # A dark cable across a card cuts its paper into two pieces, neither card-like; the five
     # cards round it are found as usual.

@@ -3006,23 +3006,28 @@ def _areas_beside(whole: list[CardQuad]) -> tuple[npt.NDArray[np.float64], npt.N
 
 
 def _halves_across(card: CardQuad, image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
-    """The two halves of a quad cut across its longer sides, near their middles, where each is
-    a card: card proportions, a paper margin, and centred symbols lying across it; else None.
-    (The quad may take in more of one card than of the other, or cut one short: each half's
-    cut is tried a little off the middle too, on its own.)"""
+    """The two halves of a quad cut across its longer sides (or else its shorter ones), near
+    their middles, where each is a card: card proportions, a paper margin, and centred symbols
+    lying across it; else None. (The quad may take in more of one card than of the other, or
+    cut one short: each half's cut is tried a little off the middle too, on its own.)"""
     corners = card.corners
     steps = corners[NEXT] - corners
     lengths = np.hypot(steps[:, 0], steps[:, 1])
-    # Sides 0 and 2, or 1 and 3, are the longer pair; the cut runs from one to the other.
-    turn = 0 if lengths[0] + lengths[2] >= lengths[1] + lengths[3] else 1
-    a, b, c, d = np.roll(corners, -turn, axis=0).astype(np.float64)
-    first = next((half for at in _DOUBLE_CUTS if (half := _card_face(
-        image, np.array([a, a + at * (b - a), d + at * (c - d), d], np.float32))) is not None), None)
-    if first is None:
-        return None
-    second = next((half for at in _DOUBLE_CUTS if (half := _card_face(
-        image, np.array([b + at * (a - b), b, c, c + at * (d - c)], np.float32))) is not None), None)
-    return None if second is None else [first, second]
+    # Sides 0 and 2, or 1 and 3, are the longer pair; the cut runs from one to the other. (Two
+    # cards end to end seen steeply along their length look shorter that way than across: bench
+    # 1040. Then the cut across the shorter sides parts them, tried second.)
+    longer = 0 if lengths[0] + lengths[2] >= lengths[1] + lengths[3] else 1
+    for turn in (longer, 1 - longer):
+        a, b, c, d = np.roll(corners, -turn, axis=0).astype(np.float64)
+        first = next((half for at in _DOUBLE_CUTS if (half := _card_face(
+            image, np.array([a, a + at * (b - a), d + at * (c - d), d], np.float32))) is not None), None)
+        if first is None:
+            continue
+        second = next((half for at in _DOUBLE_CUTS if (half := _card_face(
+            image, np.array([b + at * (a - b), b, c, c + at * (d - c)], np.float32))) is not None), None)
+        if second is not None:
+            return [first, second]
+    return None
 
 
 def _card_face(image: npt.NDArray[np.uint8], outline: npt.NDArray[np.float32]) -> CardQuad | None:
