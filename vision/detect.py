@@ -235,18 +235,19 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
         if not guess:
             add(_quads_in_mask(mask, maps, candidates, inset, region=region))
         else:
-            # Guesses are never symbols or pieces of a card already found (only of a block of
-            # touching cards, `_card_of_block`), nor far smaller
-            # than the cards found so far (a close-up's card dwarfs the patches of wood grain
-            # that smoothed edges enclose).
+            # Guesses are never symbols or pieces of a card already found (only cards of a
+            # block of touching cards, `_card_of_block`), nor far smaller than the cards found
+            # so far (a close-up's card dwarfs the patches of wood grain that smoothed edges
+            # enclose).
             so_far = settled()
             plain = [card.area for card in so_far if not card.guess]
             smallest_guess = 0.3 * min(plain, default=0.0)
             whole = [card for card in so_far if not card.partial]
-            typical = _typical_area_model(_plain_unless_few(whole)) if whole else None
+            # (The typical card's fit is made only for a guess lying inside another candidate.)
+            typical = cache(lambda: _typical_area_model(_plain_unless_few(whole)) if whole else None)
             add(dataclasses.replace(quad, guess=True) for quad in
                 _quads_in_mask(mask, maps, candidates, inset, smallest_guess, region)
-                if not any(_lies_inside(quad, other) and not _card_of_block(quad, other, typical, small)
+                if not any(_lies_inside(quad, other) and not _card_of_block(quad, other, typical(), small)
                            for other in candidates))
         if index == 1:
             # The costlier maps and second looks are only needed where the cards the
