@@ -2378,7 +2378,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             outline, tuple(map(float, k.center)), False) > 0]
         # (Not where the frame cuts any of them: a cut card's size says nothing of a card's.)
         if covered and not any(q.partial for q in [guess, *covered]) and _pieces_of(guess, covered, typical) and (
-                len(covered) == 1 or sum(k.area for k in covered) >= _PIECES_FILL * guess.area):
+                len(covered) == 1 or sum(k.area for k in covered) >= _COVERING_PIECES * guess.area):
             pieces = {id(k) for k in covered}
             kept = [k for k in kept if id(k) not in pieces] + [guess]
     dropped: set[int] = set()
@@ -2459,7 +2459,7 @@ def _merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
 
 
 # Two or more pieces of a card cover at least this fraction of it.
-_PIECES_FILL = 0.7
+_COVERING_PIECES = 0.7
 
 
 def _pieces_of(quad: CardQuad, inner: list[CardQuad], typical: Callable[[npt.NDArray[np.float32]], float]
