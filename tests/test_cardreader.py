@@ -438,7 +438,8 @@ def test_a_card_outlined_a_quarter_turn_off_is_read_turned(name: str, width: int
     # (3 purple outline squiggles 64 pixels wide, a little blurred: 0.995 sure of "1 purple
     # outline oval", 0.66 of the turn). The turn, whose symbols lie across the card, is read.
     from tests.test_detect import card_corners, lay_card
-    from vision.detect import CardQuad, order_corners
+    from vision.detect import CardQuad
+    from vision.quad import order_corners
     from vision.recognize import Recognizer
 
     image = np.full((400, 480, 3), (60, 70, 80), np.uint8)

@@ -9,10 +9,22 @@ import numpy as np
 import pytest
 
 from core.cards import Card
-from vision import detect
+from vision.detect import CardQuad, find_cards
+from vision.detect.blobs import _card_quad, _cut_card_with_notches_closed
+from vision.detect.consistency import keep_consistent, without_blank_pattern, without_table_patches
+from vision.detect.covered import covered_cards
+from vision.detect.maps import Maps, paper_colour_mask, unexplained_region
+from vision.detect.merge import merge_overlapping
+from vision.detect.neighbours import grid_neighbours
+from vision.detect.paper import paper_fraction
+from vision.detect.perspective import TablePlanes, _plane_of_alone, to_plane, typical_area_model
+from vision.detect.pieces import pieces_joined
+from vision.detect.seams import doubles_halved
+from vision.detect.search import _find_at_scale
+from vision.detect.symbols import (_Symbol, _card_round_symbols, _card_round_symbols_on, _stacked_symbols,
+                                   _symbol_groups, _symbol_of, _symbols_outside)
+from vision.quad import order_corners
 from vision.render import render_card
-from vision.detect import (CardQuad, _grid_neighbours, _keep_consistent, _merge_overlapping, _plane_of_alone,
-                           _to_plane, _typical_area_model, find_cards, order_corners)
 
 
 def card_corners(cx: float, cy: float, angle_deg: float, width: float = 80, height: float = 125) -> np.ndarray:
@@ -138,8 +150,8 @@ def cut_card_with_notches_closed(image: np.ndarray) -> CardQuad | None:
     """The cut card the largest card-white blob traces once its notches are closed, where its
     outline as it stands is no card."""
     outline, area = paper_outline(np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8))
-    assert detect._card_quad(outline, area, image, 0.5) is None
-    return detect._cut_card_with_notches_closed(outline, image, 0.5)
+    assert _card_quad(outline, area, image, 0.5) is None
+    return _cut_card_with_notches_closed(outline, image, 0.5)
 
 
 def test_a_cut_card_whose_ink_opens_its_paper_onto_the_frame_edge_is_found_as_a_guess() -> None:
@@ -198,7 +210,7 @@ def test_pale_stripes_joined_at_the_frame_edge_close_into_no_card() -> None:
         cv2.rectangle(image, (0, y), (120, y + 25), (235, 238, 240), -1)
     cv2.rectangle(image, (100, 100), (125, 245), (235, 238, 240), -1)
     outline, _ = paper_outline(np.where(image.min(axis=2) > 200, 255, 0).astype(np.uint8))
-    assert detect._cut_card_with_notches_closed(outline, image, 0.5) is None
+    assert _cut_card_with_notches_closed(outline, image, 0.5) is None
 
 
 def test_a_strip_of_table_from_the_frame_edge_longer_than_a_card_is_no_cut_card() -> None:
@@ -210,7 +222,7 @@ def test_a_strip_of_table_from_the_frame_edge_longer_than_a_card_is_no_cut_card(
                      True, 1.0, ink=0.5)
     cut_card = CardQuad(order_corners(np.array([[0, 100], [60, 100], [60, 225], [0, 225]], np.float32)),
                         True, 1.0, ink=0.8)
-    kept = _keep_consistent([*cards, strip, cut_card], image)
+    kept = keep_consistent([*cards, strip, cut_card], image)
     assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
 
 
@@ -224,7 +236,7 @@ def test_a_cell_of_the_cloth_beside_a_close_up_card_sets_no_card_size() -> None:
     cut_cards = [CardQuad(order_corners(np.array(corners, np.float32)), True, 1.0, ink=0.8)
                  for corners in ([[0, 130], [150, 130], [150, 530], [0, 530]],
                                  [[810, 130], [959, 130], [959, 530], [810, 530]])]
-    kept = _keep_consistent([card, cell, *cut_cards], image)
+    kept = keep_consistent([card, cell, *cut_cards], image)
     assert sorted(map(id, kept)) == sorted(map(id, [card, *cut_cards]))
 
 
@@ -308,7 +320,7 @@ def test_a_quad_over_two_cards_side_by_side_is_halved(pair: tuple[str, str]) -> 
 
     left, right = (card_corners(x, 370, 0, width=90, height=140) for x in (330, 420))
     image, quads = faces_with([(pair[0], left), (pair[1], right)])
-    halved = detect._doubles_halved(quads, image)
+    halved = doubles_halved(quads, image)
     assert len(halved) == 6
     for truth in (left, right):
         assert max(quad_iou(c.corners, truth) for c in halved) > 0.85
@@ -322,7 +334,7 @@ def test_a_card_larger_than_the_typical_one_is_not_halved(name: str) -> None:
     # tests too.)
     big = card_corners(380, 370, 0, width=130, height=200)
     image, quads = faces_with([(name, big)])
-    assert detect._doubles_halved(quads, image) == quads
+    assert doubles_halved(quads, image) == quads
 
 
 def pieces_of(corners: np.ndarray, cut: float) -> list[CardQuad]:
@@ -341,7 +353,7 @@ def test_two_pieces_of_a_card_are_joined(name: str) -> None:
     card = card_corners(380, 370, 0, width=90, height=140)
     image, quads = faces_with([(name, card)])
     pieces = pieces_of(card, 0.45)
-    joined = detect._pieces_joined(quads[:4] + pieces, image)
+    joined = pieces_joined(quads[:4] + pieces, image)
     assert len(joined) == 5 and quad_iou(joined[-1].corners, card) > 0.9
 
 
@@ -354,7 +366,7 @@ def test_a_piece_of_a_card_is_grown_to_the_card(name: str) -> None:
     card = card_corners(380, 370, 0, width=90, height=140)
     image, quads = faces_with([(name, card)])
     piece = pieces_of(card, 0.6)[0]
-    grown = detect._pieces_joined(quads[:4] + [piece], image)
+    grown = pieces_joined(quads[:4] + [piece], image)
     assert len(grown) == 5 and quad_iou(grown[-1].corners, card) > 0.8
 
 
@@ -364,7 +376,7 @@ def test_two_small_cards_side_by_side_are_not_joined() -> None:
     left, right = (card_corners(x, 370, 0, width=64, height=99) for x in (348, 412))
     image, quads = faces_with([("2 green striped oval", left), ("3 purple solid squiggle", right)])
     smalls = [CardQuad(order_corners(c), False, score=1.0) for c in (left, right)]
-    assert detect._pieces_joined(quads[:4] + smalls, image) == quads[:4] + smalls
+    assert pieces_joined(quads[:4] + smalls, image) == quads[:4] + smalls
 
 
 def test_the_far_cells_of_a_steeply_seen_checked_cloth_are_no_cards() -> None:
@@ -433,7 +445,7 @@ def test_beside_one_card_a_cut_card_must_be_of_its_paper() -> None:
     cut_corners = np.array([[0, 150], [200, 150], [200, 540], [0, 540]], np.float32)
     wood = CardQuad(order_corners(cut_corners), True, 1.0, ink=0.5, paper=(120.0, 170.0, 215.0))
     cut_card = CardQuad(order_corners(cut_corners + [760, 0]), True, 1.0, ink=0.8, paper=(228.0, 233.0, 236.0))
-    kept = _keep_consistent([card, wood, cut_card], image)
+    kept = keep_consistent([card, wood, cut_card], image)
     assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
 
 
@@ -452,7 +464,7 @@ def test_on_a_many_coloured_rug_a_cut_card_found_plainly_may_lie_on_any_of_its_c
     box_art = CardQuad(order_corners(cut_corners + [900, 0]), True, 1.0, ink=0.8, paper=paper, guess=True)
     sliver = CardQuad(order_corners(np.array([[0, 540], [25, 540], [25, 590], [0, 590]], np.float32)),
                       True, 1.0, ink=0.8, paper=paper)
-    kept = _keep_consistent([*cards, cut_card, box_art, sliver], image)
+    kept = keep_consistent([*cards, cut_card, box_art, sliver], image)
     assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
 
 
@@ -475,7 +487,7 @@ def test_a_cut_card_on_the_dark_stripe_of_a_cloth_whose_pale_stripes_ring_the_ot
     cut_card = CardQuad(order_corners(cut_corners), True, 1.0, ink=0.8, paper=paper)
     blank = CardQuad(order_corners(cut_corners + [300, 0]), True, 1.0, ink=0.8, paper=paper)
     cv2.fillConvexPoly(image, np.round(blank.corners).astype(np.int32), (235, 238, 240))
-    kept = _keep_consistent([*cards, cut_card, blank], image)
+    kept = keep_consistent([*cards, cut_card, blank], image)
     assert sorted(map(id, kept)) == sorted(map(id, [*cards, cut_card]))
 
 
@@ -603,14 +615,14 @@ def test_a_guess_under_a_block_of_cards_is_a_card_once_the_block_is_dropped() ->
     left, middle, right = quads
     middle = dataclasses.replace(middle, score=0.5, guess=True)
     block = quad_at(190, 100, 270, 130, score=0.9)
-    kept = _merge_overlapping([left, right, block, middle, *below], image=image)
+    kept = merge_overlapping([left, right, block, middle, *below], image=image)
     assert {id(q) for q in kept} == {id(q) for q in [left, right, middle, *below]}
     # A guess whose face is no card's (half a card, bench 1083) stays hidden, and so does one
     # that overlaps a card kept.
     half = dataclasses.replace(quad_at(170, 100, 40, 125, score=0.5), guess=True)
     astride = dataclasses.replace(quad_at(150, 100, 80, 125, score=0.5), guess=True)
     for hidden in (half, astride):
-        kept = _merge_overlapping([left, right, block, hidden, *below], image=image)
+        kept = merge_overlapping([left, right, block, hidden, *below], image=image)
         assert {id(q) for q in kept} == {id(q) for q in [left, right, *below]}
 
 
@@ -634,7 +646,7 @@ def test_a_card_outlined_as_a_guess_is_kept_over_a_piece_of_it() -> None:
     # dropped. Nearer the typical card than the piece inside it, it is the card.
     row, whole, halves = card_and_its_halves()
     halves[0] = dataclasses.replace(halves[0], guess=True)
-    merged = _merge_overlapping([*row, whole, *halves])
+    merged = merge_overlapping([*row, whole, *halves])
     assert sorted(map(id, merged)) == sorted(map(id, [*row, whole]))
 
 
@@ -652,7 +664,7 @@ def test_a_quad_over_several_small_cards_does_not_swallow_them() -> None:
     spanning = quad_at(160, 115, 190, 120, score=0.85)
     near_cards = [quad_at(100 + 90 * i, y, width, height) for i in range(3)
                   for y, width, height in ((200, 65, 101), (330, 80, 125))]
-    kept = _merge_overlapping([spanning, *cards, *near_cards])
+    kept = merge_overlapping([spanning, *cards, *near_cards])
     assert sorted(map(id, kept)) == sorted(map(id, cards + near_cards))
 
 
@@ -665,7 +677,7 @@ def test_cards_on_a_dark_table_are_no_symbols_of_a_strip_of_that_table() -> None
     strip = dataclasses.replace(quad_at(300, 150, 560, 200), paper=wood, ink=4.9, guess=True)
     cards = [dataclasses.replace(quad_at(x, 150, 80, 125), paper=(219.0, 194.0, 181.0), ink=0.9)
              for x in (150, 300, 450)]
-    kept = _merge_overlapping([strip, *cards], image_area=600 * 300)
+    kept = merge_overlapping([strip, *cards], image_area=600 * 300)
     assert sorted(map(id, kept)) == sorted(map(id, cards))
 
 
@@ -676,18 +688,18 @@ def test_more_than_three_faint_quads_in_a_close_up_quad_are_cards() -> None:
     table = dataclasses.replace(quad_at(400, 150, 780, 280), paper=(181.0, 190.0, 208.0), ink=0.67)
     cards = [dataclasses.replace(quad_at(x, 150, 60, 94), paper=(210.0, 218.0, 227.0), ink=0.4)
              for x in (120, 260, 400, 540, 680)]
-    kept = _merge_overlapping([table, *cards], image_area=800 * 300)
+    kept = merge_overlapping([table, *cards], image_area=800 * 300)
     assert sorted(map(id, kept)) == sorted(map(id, cards))
     # Three such quads are still the symbols of a close-up card.
     symbols = cards[1:4]
-    assert [id(q) for q in _merge_overlapping([table, *symbols], image_area=800 * 300)] == [id(table)]
+    assert [id(q) for q in merge_overlapping([table, *symbols], image_area=800 * 300)] == [id(table)]
 
 
 def test_typical_card_area_follows_perspective() -> None:
     # Cards twice as large (in area) at the bottom of the image as at the top.
     quads = [quad_at(100 + 100 * col, y, 50 * np.sqrt(scale), 78 * np.sqrt(scale))
              for col in range(4) for y, scale in ((100, 1.0), (200, 1.5), (300, 2.0))]
-    typical = _typical_area_model(quads)
+    typical = typical_area_model(quads)
     assert typical(np.array([250, 100], np.float32)) == pytest.approx(50 * 78, rel=0.1)
     assert typical(np.array([250, 300], np.float32)) == pytest.approx(2 * 50 * 78, rel=0.1)
 
@@ -698,7 +710,7 @@ def test_typical_card_area_follows_steep_perspective() -> None:
     # dropped as "two cards in one".
     quads = [quad_at(100 + 100 * col, y, 40 * np.sqrt(scale), 62 * np.sqrt(scale))
              for col in range(4) for y, scale in ((100, 1.0), (200, 2.0), (330, 4.0))]
-    typical = _typical_area_model(quads)
+    typical = typical_area_model(quads)
     for y, scale in ((100, 1.0), (200, 2.0), (330, 4.0)):
         assert typical(np.array([250, y], np.float32)) == pytest.approx(scale * 40 * 62, rel=0.15)
 
@@ -710,7 +722,7 @@ def test_a_patch_far_off_the_cards_size_does_not_flatten_the_typical_card_area()
     cards = [quad_at(150 + 200 * col, y, 100 * np.sqrt(scale), 156 * np.sqrt(scale))
              for col in range(3) for y, scale in ((150, 1.0), (450, 2.0))]
     patch = quad_at(250, 420, 40, 55)
-    typical = _typical_area_model(cards + [patch])
+    typical = typical_area_model(cards + [patch])
     for y, scale in ((150, 1.0), (450, 2.0)):
         assert typical(np.array([350, y], np.float32)) == pytest.approx(scale * 100 * 156, rel=0.1)
 
@@ -720,7 +732,7 @@ def test_blocks_of_two_cards_do_not_tilt_the_typical_card_area() -> None:
     # agree closely, set the size, not a slope through both.
     cards = [quad_at(100 + 70 * (i % 4), 100 + 150 * (i // 4), 50, 78) for i in range(7)]
     blocks = [quad_at(150 + 120 * i, 400, 100, 78) for i in range(3)]
-    typical = _typical_area_model(cards + blocks)
+    typical = typical_area_model(cards + blocks)
     for place in ((100, 100), (300, 250), (300, 400)):
         assert typical(np.array(place, np.float32)) == pytest.approx(50 * 78, rel=0.1)
 
@@ -733,7 +745,7 @@ def test_one_quad_off_a_row_of_cards_does_not_tilt_the_typical_card_area() -> No
     cards = [quad_at(100 + 70 * i, 150 + 4 * (-1) ** i, 50 * (1 + 0.03 * (-1) ** (i // 2)), 78)
              for i in range(6)]
     box = quad_at(300, 350, 87, 135)
-    typical = _typical_area_model(cards + [box])
+    typical = typical_area_model(cards + [box])
     for place in ((100, 150), (450, 150), (300, 350), (200, 450)):
         assert typical(np.array(place, np.float32)) == pytest.approx(50 * 78, rel=0.1)
 
@@ -749,7 +761,7 @@ def test_one_card_outlined_by_several_maps_sets_no_slope_of_the_typical_card_are
                 for dx, dy, area in jitter]
     card = quad_at(391, 268, np.sqrt(15842 / 1.56), 1.56 * np.sqrt(15842 / 1.56))
     diamond = quad_at(391, 266, 42, 42)
-    typical = _typical_area_model(outlines + [card, diamond])
+    typical = typical_area_model(outlines + [card, diamond])
     assert typical(np.array([391, 268], np.float32)) == pytest.approx(17600, rel=0.1)
 
 
@@ -808,7 +820,7 @@ def test_a_grey_checked_cloths_crossings_are_no_cards_from_symbols_alone() -> No
 
 
 def test_a_small_cards_thin_coloured_strokes_show_coloured_ink() -> None:
-    from vision.detect import _shows_coloured_ink
+    from vision.detect.paper import shows_coloured_ink
 
     # Paper with a thin, pale green stroke (blurred into the paper), and paper with a grey one.
     paper = np.full((64, 40, 3), 215, np.uint8)
@@ -816,8 +828,8 @@ def test_a_small_cards_thin_coloured_strokes_show_coloured_ink() -> None:
     green[20:44, 19:21] = (150, 195, 140)
     grey[20:44, 19:21] = (120, 120, 120)
     corners = np.array([[0, 0], [39, 0], [39, 63], [0, 63]], np.float32)
-    assert _shows_coloured_ink(green, corners)
-    assert not _shows_coloured_ink(grey, corners)
+    assert shows_coloured_ink(green, corners)
+    assert not shows_coloured_ink(grey, corners)
 
 
 def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_long_side() -> None:
@@ -826,7 +838,7 @@ def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_lo
     card = quad_at(200, 200, 94, 60)
     plane = _plane_of_alone(card)
     assert plane is not None
-    neighbour = _to_plane(plane, quad_at(350, 220, 94, 60).corners.astype(np.float64))
+    neighbour = to_plane(plane, quad_at(350, 220, 94, 60).corners.astype(np.float64))
     sides = np.linalg.norm(neighbour - np.roll(neighbour, -1, axis=0), axis=1)
     assert max(sides) / min(sides) == pytest.approx(1.56, rel=0.03)
     # Nearly square as seen, its long side is in doubt.
@@ -854,7 +866,7 @@ def test_a_quad_with_faint_ink_among_clearly_printed_cards_is_dropped() -> None:
     image = np.full((400, 600, 3), (60, 60, 190), np.uint8)
     printed = [dataclasses.replace(quad_at(100 + 120 * i, 120, 80, 125), ink=0.8) for i in range(4)]
     faint = dataclasses.replace(quad_at(300, 300, 80, 125), ink=0.2)  # a cloth's weave
-    kept = _keep_consistent([*printed, faint], image)
+    kept = keep_consistent([*printed, faint], image)
     assert sorted(map(id, kept)) == sorted(map(id, printed))
 
 
@@ -886,7 +898,7 @@ def test_a_card_edge_to_edge_with_a_found_one_is_found_as_its_neighbour() -> Non
     found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
     whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
     edges = cv2.Canny(image.min(axis=2), 30, 90)
-    neighbours = _grid_neighbours(found, image, whiteness, edges)
+    neighbours = grid_neighbours(found, image, whiteness, edges)
     assert len(neighbours) == 1 and neighbours[0].guess
     assert same_quad(neighbours[0].corners, order_corners(hidden)) < 2.0
 
@@ -900,7 +912,7 @@ def test_no_neighbour_is_laid_on_bare_paper_or_table() -> None:
     cv2.fillConvexPoly(image, np.round(card_corners(420, 180, 0)).astype(np.int32), (245, 245, 245))
     found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
     whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
-    assert _grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90)) == []
+    assert grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90)) == []
 
 
 def test_cards_on_pale_blobs_of_their_own_brightness_are_found() -> None:
@@ -927,11 +939,11 @@ def test_stopping_after_the_whiteness_maps_finds_what_the_full_search_finds(
     for row in range(3):
         for col in range(4):
             draw_card(image, card_corners(110 + 190 * col, 100 + 190 * row, 7 * (row - col)))
-    explained, _ = detect._unexplained_region(
-        detect._find_at_scale(image, 1.0), [detect._Maps(image).global_white])
+    explained, _ = unexplained_region(
+        _find_at_scale(image, 1.0), [Maps(image).global_white])
     assert explained
     quick = find_cards(image)
-    monkeypatch.setattr(detect, "_unexplained_region", lambda *args: (False, None))
+    monkeypatch.setattr("vision.detect.search.unexplained_region", lambda *args: (False, None))
     full = find_cards(image)
     assert len(quick) == len(full) == 12
     for card in full:
@@ -941,8 +953,8 @@ def test_stopping_after_the_whiteness_maps_finds_what_the_full_search_finds(
 def test_a_block_of_touching_cards_is_never_taken_as_explained() -> None:
     block = CardQuad(order_corners(card_corners(200, 200, 0, 240, 250)), False, 1.0)
     paper = np.zeros((400, 400), np.uint8)
-    assert detect._unexplained_region([block], [paper]) == (False, None)
-    assert detect._unexplained_region([], [paper]) == (True, None)
+    assert unexplained_region([block], [paper]) == (False, None)
+    assert unexplained_region([], [paper]) == (True, None)
 
 
 def test_a_close_up_of_one_card_is_one_card_not_its_symbols() -> None:
@@ -964,14 +976,14 @@ def test_faint_cards_inside_a_table_sized_quad_are_cards_not_its_symbols() -> No
     table = dataclasses.replace(quad_at(360, 270, 700, 520), ink=0.8)
     strong = dataclasses.replace(quad_at(620, 140, 80, 125), ink=0.8)
     faint = [dataclasses.replace(quad_at(x, y, 80, 125), ink=0.4) for x, y in ((120, 140), (300, 380))]
-    kept = _merge_overlapping([table, strong, *faint], image_area=720 * 540)
+    kept = merge_overlapping([table, strong, *faint], image_area=720 * 540)
     assert sorted(map(id, kept)) == sorted(map(id, [strong, *faint]))
 
 
 def test_symbols_on_the_long_middle_line_of_a_close_up_card_are_dropped() -> None:
     card = dataclasses.replace(quad_at(360, 270, 300, 470), ink=0.8)
     symbols = [dataclasses.replace(quad_at(360, y, 150, 70), ink=0.4) for y in (170, 270, 370)]
-    kept = _merge_overlapping([card, *symbols], image_area=720 * 540)
+    kept = merge_overlapping([card, *symbols], image_area=720 * 540)
     assert [id(q) for q in kept] == [id(card)]
 
 
@@ -985,7 +997,7 @@ def test_a_neighbour_slipped_sideways_out_of_line_is_found() -> None:
         draw_card(image, corners)
     found = [CardQuad(order_corners(c), False, 1.0, paper=(245.0, 245.0, 245.0), ink=0.8) for c in truths]
     whiteness = cv2.threshold(image.min(axis=2), 128, 255, cv2.THRESH_BINARY)[1]
-    neighbours = _grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90))
+    neighbours = grid_neighbours(found, image, whiteness, cv2.Canny(image.min(axis=2), 30, 90))
     assert len(neighbours) == 1
     assert same_quad(neighbours[0].corners, order_corners(hidden)) < 4.0
 
@@ -998,7 +1010,7 @@ def test_a_card_over_a_fifth_of_a_quad_around_it_is_no_symbol_of_it() -> None:
     again = quad_at(301, 300, 191, 237)
     bigger = quad_at(350, 240, 100, 131)
     smaller = quad_at(250, 245, 88, 108)
-    kept = _merge_overlapping([block, again, bigger, smaller])
+    kept = merge_overlapping([block, again, bigger, smaller])
     assert sorted(map(id, kept)) == sorted(map(id, [bigger, smaller]))
 
 
@@ -1033,12 +1045,12 @@ def test_a_faint_symbol_on_a_card_half_in_shadow_is_ink() -> None:
     card = np.full((300, 300, 3), (30, 30, 30), np.float32)
     face = 255 - (255 - render_card(Card.parse("1 green outline oval"), width=104).astype(np.float32)) * 0.45
     paste_face(card, face, corners)
-    score, _, ink = detect._paper_fraction(shadow_across(card, 0.55), order_corners(corners))
+    score, _, ink = paper_fraction(shadow_across(card, 0.55), order_corners(corners))
     assert score > 0.9 and ink > 0.2
     # Bare paper with the same shadow across it still shows no ink.
     blank = np.full((300, 300, 3), (30, 30, 30), np.float32)
     cv2.fillConvexPoly(blank, np.round(corners).astype(np.int32), (235, 238, 240))
-    assert detect._paper_fraction(shadow_across(blank, 0.55), order_corners(corners))[0] == 0.0
+    assert paper_fraction(shadow_across(blank, 0.55), order_corners(corners))[0] == 0.0
 
 
 def test_coloured_symbols_on_a_card_with_a_band_of_shadow_across_it_are_ink() -> None:
@@ -1053,7 +1065,7 @@ def test_coloured_symbols_on_a_card_with_a_band_of_shadow_across_it_are_ink() ->
     light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 2)
     noise = np.random.default_rng(1).normal(0, 5, card.shape)
     banded = np.clip(card * 0.8 * light[..., None] + noise, 0, 255).astype(np.uint8)
-    score, _, ink = detect._paper_fraction(banded, order_corners(corners))
+    score, _, ink = paper_fraction(banded, order_corners(corners))
     assert score > 0.9 and ink > 0.2
 
 
@@ -1067,7 +1079,7 @@ def test_cells_of_a_checked_cloth_round_a_dark_crossing_are_no_card_in_shadow() 
     cloth[(xs % 52 < 3) | (ys % 52 < 3)] *= 0.5
     corners = card_corners(156, 156, 0, width=104, height=162)
     light = shadow_across(cloth, 1.0)
-    assert detect._paper_fraction(light, order_corners(corners))[0] == 0.0
+    assert paper_fraction(light, order_corners(corners))[0] == 0.0
 
 
 def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
@@ -1079,7 +1091,7 @@ def test_a_sliver_at_the_frame_edge_beside_a_close_up_card_is_no_card() -> None:
                       True, 1.0, ink=0.5)
     cut_card = CardQuad(order_corners(np.array([[700, 100], [959, 100], [959, 560], [700, 560]], np.float32)),
                         True, 1.0, ink=0.8)
-    kept = _keep_consistent([card, sliver, cut_card], image)
+    kept = keep_consistent([card, sliver, cut_card], image)
     assert sorted(map(id, kept)) == sorted(map(id, [card, cut_card]))
 
 
@@ -1091,7 +1103,7 @@ def test_a_patch_of_table_at_the_frame_edge_twice_a_card_in_size_is_no_grazed_ca
     cards = [dataclasses.replace(quad_at(80 + 140 * (i % 3), 100 + 150 * (i // 3), 80, 125), ink=0.6)
              for i in range(9)]
     patch = CardQuad(order_corners(card_corners(300, 622, 0, 126, 197)), True, 0.94, ink=0.6)
-    kept = _keep_consistent(cards + [patch], image)
+    kept = keep_consistent(cards + [patch], image)
     assert sorted(map(id, kept)) == sorted(map(id, cards))
 
 
@@ -1104,7 +1116,7 @@ def test_a_quad_reaching_out_of_the_frame_is_no_grazed_card() -> None:
     reaching_out = CardQuad(order_corners(np.array([[157, 546], [271, 550], [265, 722], [147, 733]],
                                                    np.float32)), True, 1.0, ink=0.6)
     grazed = CardQuad(order_corners(card_corners(500, 627, 0, 118, 185)), True, 1.0, ink=0.6)
-    kept = {id(card.corners): card for card in _keep_consistent(cards + [reaching_out, grazed], image)}
+    kept = {id(card.corners): card for card in keep_consistent(cards + [reaching_out, grazed], image)}
     assert not kept[id(grazed.corners)].partial
     assert kept[id(reaching_out.corners)].partial
 
@@ -1166,25 +1178,25 @@ def test_a_card_turned_against_the_others_on_a_squeezed_table_is_a_card(angle: f
     image = np.full((540, 720, 3), (60, 90, 120), np.uint8)
     cards = [squeezed_card(100 + 100 * i, 150, 0, 0.5) for i in range(6)]
     turned = squeezed_card(360, 400, angle, 0.5)
-    kept = _keep_consistent(cards + [turned], image)
+    kept = keep_consistent(cards + [turned], image)
     assert any(card is turned for card in kept)
     # (Not any long quad, though: a strip of a card's area, four times as long as it is wide.)
     strip = squeezed_card(360, 400, angle, 0.5, width=40, height=160)
-    assert not any(card is strip for card in _keep_consistent(cards + [strip], image))
+    assert not any(card is strip for card in keep_consistent(cards + [strip], image))
 
 
 def test_cards_turned_across_a_steep_tilt_keep_their_own_proportions() -> None:
     # A camera tilted 45 degrees foreshortens what lies along the tilt: cards lying across it
     # look 2.2 long for their width, cards turned a quarter 1.1. Both are cards.
-    from vision.detect import _aspect_fits
+    from vision.detect.perspective import aspect_fits
 
-    assert _aspect_fits(1.1, 2.2) and _aspect_fits(2.2, 1.1)
-    assert _aspect_fits(1.56, 1.56)
-    assert not _aspect_fits(1.56 * 2.2, 2.2) and not _aspect_fits(3.5, 1.56)
+    assert aspect_fits(1.1, 2.2) and aspect_fits(2.2, 1.1)
+    assert aspect_fits(1.56, 1.56)
+    assert not aspect_fits(1.56 * 2.2, 2.2) and not aspect_fits(3.5, 1.56)
     image = np.full((540, 720, 3), (60, 90, 120), np.uint8)
     across = [dataclasses.replace(quad_at(100 + 120 * i, 150, 100, 45), ink=0.8) for i in range(4)]
     along = [dataclasses.replace(quad_at(100 + 120 * i, 350, 70, 64), ink=0.8) for i in range(2)]
-    kept = _keep_consistent(across + along, image)
+    kept = keep_consistent(across + along, image)
     assert sorted(map(id, kept)) == sorted(map(id, across + along))
 
 
@@ -1202,15 +1214,15 @@ def test_of_two_outlines_of_a_card_the_one_framing_its_shadow_gives_way() -> Non
         tight.append(CardQuad(order_corners(corners), False, 0.99, paper=(236.0, 236.0, 232.0)))
         loose.append(CardQuad(order_corners(card_corners(123 + 160 * i, 273, 0, 94, 139)), False, 1.05,
                               paper=(236.0, 236.0, 232.0)))
-    assert sorted(map(id, _merge_overlapping(tight + loose))) == sorted(map(id, loose))  # without the picture
-    kept = _merge_overlapping(tight + loose, 720 * 540, image)
+    assert sorted(map(id, merge_overlapping(tight + loose))) == sorted(map(id, loose))  # without the picture
+    kept = merge_overlapping(tight + loose, 720 * 540, image)
     assert sorted(map(id, kept)) == sorted(map(id, tight))
     # Where the band between them is the card's own paper, the inner outline is no frame of
     # anything: the outer one, nearer the typical size, stays the card.
     plain = np.full_like(image, (200, 196, 188))
     for quad in loose:
         cv2.fillConvexPoly(plain, np.round(quad.corners).astype(np.int32), (236, 236, 232))
-    assert sorted(map(id, _merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))
+    assert sorted(map(id, merge_overlapping(tight + loose, 720 * 540, plain))) == sorted(map(id, loose))
 
 
 def faint_seam(image: np.ndarray) -> np.ndarray:
@@ -1232,7 +1244,7 @@ def blurred_dark_seam(image: np.ndarray) -> np.ndarray:
 def test_two_cards_seen_as_one_quad_are_split_at_their_seam(seam, tolerance: float) -> None:
     # Two cards side by side: their blob has a card's proportions (1.28 long for its width, as
     # a card seen a little from the side), and only the seam across its middle tells.
-    from vision.detect import _SeamSplitter
+    from vision.detect.seams import SeamSplitter
 
     image = np.full((300, 400, 3), (40, 60, 90), np.uint8)
     left, right = card_corners(160, 150, 0), card_corners(240, 150, 0)
@@ -1241,7 +1253,7 @@ def test_two_cards_seen_as_one_quad_are_split_at_their_seam(seam, tolerance: flo
     image = seam(image)
     both = np.float32([left[0], right[1], right[2], left[3]])
     pair = CardQuad(order_corners(both), partial=False, score=1.0, ink=0.8)
-    halves = _SeamSplitter(detect._Maps(image)).split([pair])
+    halves = SeamSplitter(Maps(image)).split([pair])
     assert len(halves) == 2
     for truth in (left, right):
         assert min(same_quad(h.corners, order_corners(truth)) for h in halves) < tolerance
@@ -1250,7 +1262,7 @@ def test_two_cards_seen_as_one_quad_are_split_at_their_seam(seam, tolerance: flo
 def test_a_striped_symbol_does_not_split_its_card() -> None:
     # A symbol's stripes are thin dark lines too, and on some decks they run across the card,
     # through its middle; but they stop short of the card's edges, and a seam does not.
-    from vision.detect import _SeamSplitter
+    from vision.detect.seams import SeamSplitter
 
     image = np.full((300, 300, 3), (40, 60, 90), np.uint8)
     corners = card_corners(150, 150, 0, width=120, height=190)
@@ -1260,7 +1272,7 @@ def test_a_striped_symbol_does_not_split_its_card() -> None:
     for y in range(130, 172, 5):
         cv2.rectangle(image, (107, y), (193, y + 1), (120, 120, 220), -1)
     card = CardQuad(order_corners(corners), partial=False, score=1.0, ink=0.8)
-    assert _SeamSplitter(detect._Maps(image)).split([card]) == [card]
+    assert SeamSplitter(Maps(image)).split([card]) == [card]
 
 
 def test_a_tilted_block_of_touching_cards_is_split_card_by_card() -> None:
@@ -1273,7 +1285,7 @@ def test_a_tilted_block_of_touching_cards_is_split_card_by_card() -> None:
 
 
 def test_a_straight_band_is_not_searched_for_cards_but_a_row_of_cards_is() -> None:
-    from vision.detect import _is_band
+    from vision.detect.blobs import _is_band
 
     assert _is_band(area=0.95 * 400 * 50, width=400, height=50)  # a cloth's stripe
     assert not _is_band(area=0.97 * 57 * 89, width=57, height=89)  # a card
@@ -1345,9 +1357,9 @@ def test_symbols_are_found_in_a_card_that_a_patterned_table_rings_with_ink(card:
         lay_face(image, Card.parse(name), corners, paper)
     found = [c for c in find_cards(image) if np.linalg.norm(c.center - hidden.mean(axis=0)) > 50]
     assert len(found) == 4
-    typical = _typical_area_model(found)
+    typical = typical_area_model(found)
     widest = max(np.sqrt(typical(c.center) / 1.56) for c in found)
-    symbols, _ = detect._symbols_outside(found, detect._Maps(image).darkest, typical, widest,
+    symbols, _ = _symbols_outside(found, Maps(image).darkest, typical, widest,
                                       float(np.median([c.ink for c in found])),
                                       float(np.median([min(c.paper) for c in found])))
     inside = [s for s in symbols if cv2.pointPolygonTest(hidden, tuple(map(float, s.center)), False) > 0]
@@ -1417,8 +1429,8 @@ def test_tiny_cards_across_pale_stripes_are_found_from_their_symbols() -> None:
 def test_a_blob_of_symbols_run_together_is_taken_for_their_stack() -> None:
     # Two ovals 60 pixels long and 26 thick at a pitch of 35 run together into one blob 60
     # long and 61 thick: it is no symbol, but it may be two (or three thinner) symbols.
-    blob = detect._Symbol(np.array([100.0, 100.0]), 60.0, 61.0, np.array([1.0, 0.0]))
-    stacks = detect._stacked_symbols(blob, card_width=86.0)
+    blob = _Symbol(np.array([100.0, 100.0]), 60.0, 61.0, np.array([1.0, 0.0]))
+    stacks = _stacked_symbols(blob, card_width=86.0)
     pairs = [stack for stack in stacks if len(stack) == 2 and stack[0].length == 60.0]
     assert len(pairs) == 1
     first, second = pairs[0]
@@ -1426,7 +1438,7 @@ def test_a_blob_of_symbols_run_together_is_taken_for_their_stack() -> None:
     assert abs(abs(second.center[1] - first.center[1]) - 35.0) < 1.5 and second.center[0] == first.center[0]
     assert all(np.allclose(symbol.axis, [1.0, 0.0]) for symbol in pairs[0])
     # A blob far too long for a card of that width is no stack of its symbols.
-    assert detect._stacked_symbols(detect._Symbol(np.array([0.0, 0.0]), 200.0, 61.0, np.array([1.0, 0.0])),
+    assert _stacked_symbols(_Symbol(np.array([0.0, 0.0]), 200.0, 61.0, np.array([1.0, 0.0])),
                                    card_width=86.0) == []
 
 
@@ -1436,19 +1448,19 @@ def test_the_symbols_of_a_card_seen_obliquely_are_one_group() -> None:
     # square to them. They are one card's symbols, not three.
     angle = np.radians(-68.0)
     axis = np.array([np.cos(angle), np.sin(angle)])
-    diamonds = [detect._Symbol(np.array([100.0 + 73.0 * i, 345.0 + 6.0 * i]), 96.0, 59.0, axis)
+    diamonds = [_Symbol(np.array([100.0 + 73.0 * i, 345.0 + 6.0 * i]), 96.0, 59.0, axis)
                 for i in range(3)]
-    assert [len(group) for group in detect._symbol_groups(diamonds)] == [3]
+    assert [len(group) for group in _symbol_groups(diamonds)] == [3]
     # Symbols of two cards end to end (a card's length apart along their axes) stay apart.
-    row = [detect._Symbol(np.array([100.0, 100.0]) + axis * 140.0 * i, 96.0, 59.0, axis) for i in range(2)]
-    assert sorted(len(group) for group in detect._symbol_groups(row)) == [1, 1]
+    row = [_Symbol(np.array([100.0, 100.0]) + axis * 140.0 * i, 96.0, 59.0, axis) for i in range(2)]
+    assert sorted(len(group) for group in _symbol_groups(row)) == [1, 1]
 
 
-def symbol_seen(center: tuple[float, float], length: float, thickness: float, angle: float) -> detect._Symbol:
+def symbol_seen(center: tuple[float, float], length: float, thickness: float, angle: float) -> _Symbol:
     """The `_Symbol` of an elliptical blob, with its hull."""
     outline = cv2.ellipse2Poly((0, 0), (500, int(500 * thickness / length)), int(angle), 0, 360, 5)
     hull = outline.astype(np.float64) * (length / 1000) + center
-    symbol = detect._symbol_of(np.round(hull * 8).astype(np.int32).reshape(-1, 1, 2))
+    symbol = _symbol_of(np.round(hull * 8).astype(np.int32).reshape(-1, 1, 2))
     return dataclasses.replace(symbol, center=symbol.center / 8, length=symbol.length / 8,
                                thickness=symbol.thickness / 8, hull=symbol.hull / 8)
 
@@ -1458,16 +1470,16 @@ def test_the_symbols_of_a_card_seen_steeply_and_sheared_are_one_group() -> None:
     # degrees off the level line through them, 21 pixels apart and as wide along that line:
     # no pitch of their thickness fits, but their widths across it do.
     squiggles = [symbol_seen((404.0 + 20.5 * i, 229.0 - 2.0 * i), 30.0, 16.5, 53.0) for i in range(3)]
-    assert [len(group) for group in detect._symbol_groups(squiggles)] == [3]
+    assert [len(group) for group in _symbol_groups(squiggles)] == [3]
     # Symbols of cards laid end to end (the nearest two of two three-symbol cards, 0.66 of a
     # card's width apart) and side by side (a card's width apart) stay apart.
     width = 90.0
     end_to_end = [symbol_seen((100.0 + 0.66 * width * i, 100.0), 0.7 * width, 0.33 * width, 90.0)
                   for i in range(2)]
-    assert sorted(len(group) for group in detect._symbol_groups(end_to_end)) == [1, 1]
+    assert sorted(len(group) for group in _symbol_groups(end_to_end)) == [1, 1]
     side_by_side = [symbol_seen((100.0, 100.0 + 1.05 * width * i), 0.7 * width, 0.33 * width, 90.0)
                     for i in range(2)]
-    assert sorted(len(group) for group in detect._symbol_groups(side_by_side)) == [1, 1]
+    assert sorted(len(group) for group in _symbol_groups(side_by_side)) == [1, 1]
 
 
 def test_a_card_only_the_first_look_found_is_kept_beside_the_closer_look(
@@ -1488,7 +1500,7 @@ def test_a_card_only_the_first_look_found_is_kept_beside_the_closer_look(
     first = [quad(card_corners(cx, cy, 5, 60, 94)) for cx, cy in centres[3:]] + [quad(blank)]
     closer = [quad(card_corners(cx, cy, 5, 60, 94)) for cx, cy in centres[:4]]
     looks = iter([first, closer])
-    monkeypatch.setattr(detect, "_find_at_scale", lambda image, scale, **kwargs: next(looks))
+    monkeypatch.setattr("vision.detect.search._find_at_scale", lambda image, scale, **kwargs: next(looks))
     cards = find_cards(image)
     assert len(cards) == 5
     for cx, cy in centres:
@@ -1521,12 +1533,12 @@ def test_a_tinted_patch_taken_for_a_whole_card_vouches_for_no_cut_card() -> None
     image = np.full((400, 600, 3), (120, 170, 200), np.uint8)  # pale wood
     patch = CardQuad(order_corners(card_corners(300, 200, 0)), False, 1.0, paper=(80, 150, 210))
     cut = CardQuad(order_corners(card_corners(20, 200, 0)), True, 1.0, paper=(130, 130, 130))
-    assert detect._without_table_patches([patch, cut], image) == []
+    assert without_table_patches([patch, cut], image) == []
     grey = dataclasses.replace(patch, paper=(200, 200, 200))
-    assert detect._without_table_patches([grey, cut], image) == [grey, cut]
+    assert without_table_patches([grey, cut], image) == [grey, cut]
     # But only a cut card nearly as bright as the whole one, lying in the same light.
     dark = dataclasses.replace(cut, paper=(100, 100, 100))
-    assert detect._without_table_patches([grey, dark], image) == [grey]
+    assert without_table_patches([grey, dark], image) == [grey]
 
 
 def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -> None:
@@ -1544,10 +1556,10 @@ def test_many_blank_guesses_beside_cards_with_symbols_are_the_tables_pattern() -
         corners = card_corners(100 + 150 * i, 350, 0)
         cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (235, 235, 235))
         cells.append(CardQuad(order_corners(corners), False, 1.0, guess=True))
-    assert detect._without_blank_pattern(cards + cells, image) == cards
-    assert detect._without_blank_pattern(cards + cells[:3], image) == cards + cells[:3]
+    assert without_blank_pattern(cards + cells, image) == cards
+    assert without_blank_pattern(cards + cells[:3], image) == cards + cells[:3]
     plain_cells = [dataclasses.replace(cell, guess=False) for cell in cells]
-    assert detect._without_blank_pattern(cards + plain_cells, image) == cards + plain_cells
+    assert without_blank_pattern(cards + plain_cells, image) == cards + plain_cells
     # With fewer than three cards showing symbols, the cards found plainly are no standard
     # either: four blank ones of any kind are the pattern (a close-up's cells), three are not.
     # The reader, which looks at every face, drops them.
@@ -1574,30 +1586,33 @@ def _card_with_shadow(angle: float) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("angle", [0, 21, 64])
 @pytest.mark.parametrize("off", [-5.0, -3.0, 3.0, 6.0])
 def test_an_outline_a_few_pixels_off_is_moved_onto_the_card_edge(angle: float, off: float) -> None:
-    from vision.detect import _Maps, _tightened
+    from vision.detect.edges import tightened_cards
+    from vision.detect.maps import Maps
     from vision.quad import grow_quad
 
     image, truth = _card_with_shadow(angle)
     found = CardQuad(grow_quad(truth, off), partial=False, score=1.0)
-    tightened = _tightened([found], _Maps(image).whiteness, image)[0]
+    tightened = tightened_cards([found], Maps(image).whiteness, image)[0]
     assert same_quad(found.corners, truth) > 4.0
     assert same_quad(tightened.corners, truth) < 1.5
 
 
 @pytest.mark.parametrize("angle", [0, 21, 64])
 def test_an_outline_on_the_card_edge_stays_there_beside_its_shadow(angle: float) -> None:
-    from vision.detect import _Maps, _tightened
+    from vision.detect.edges import tightened_cards
+    from vision.detect.maps import Maps
 
     image, truth = _card_with_shadow(angle)
     found = CardQuad(truth, partial=False, score=1.0)
-    tightened = _tightened([found], _Maps(image).whiteness, image)[0]
+    tightened = tightened_cards([found], Maps(image).whiteness, image)[0]
     assert same_quad(tightened.corners, truth) < 1.0
 
 
 def test_an_outline_is_not_moved_out_across_table_to_a_steeper_edge() -> None:
     """A card on a pale patch of table that ends a few pixels beyond its side, on dark table:
     the patch's edge falls more steeply than the card's, but the band between is no paper."""
-    from vision.detect import _Maps, _tightened
+    from vision.detect.edges import tightened_cards
+    from vision.detect.maps import Maps
 
     image = np.full((360, 480, 3), 60, np.uint8)
     image[:, :240 + 48 + 6] = 150
@@ -1605,14 +1620,15 @@ def test_an_outline_is_not_moved_out_across_table_to_a_steeper_edge() -> None:
     draw_card(image, truth, paper=(200, 200, 200))
     image = cv2.GaussianBlur(image, (3, 3), 0)
     found = CardQuad(order_corners(truth), partial=False, score=1.0)
-    tightened = _tightened([found], _Maps(image).whiteness, image)[0]
+    tightened = tightened_cards([found], Maps(image).whiteness, image)[0]
     assert same_quad(tightened.corners, order_corners(truth)) < 1.0
 
 
 def test_a_side_past_the_frame_edge_stays_off_the_print_near_it() -> None:
     """A close-up card reaching out of the frame (outlined whole, its side past the edge): the
     edge of a symbol the frame cuts is no edge of the card's to move that side onto."""
-    from vision.detect import _Maps, _tightened
+    from vision.detect.edges import tightened_cards
+    from vision.detect.maps import Maps
 
     image = np.full((360, 300, 3), 60, np.uint8)
     truth = card_corners(228, 180, 0, width=156, height=243)  # x 150..306, past the frame at 299
@@ -1620,17 +1636,18 @@ def test_a_side_past_the_frame_edge_stays_off_the_print_near_it() -> None:
     image[120:240, 290:] = (40, 120, 40)  # a symbol the frame edge cuts
     image = cv2.GaussianBlur(image, (3, 3), 0)
     found = CardQuad(order_corners(truth), partial=False, score=1.0)
-    tightened = _tightened([found], _Maps(image).whiteness, image)[0]
+    tightened = tightened_cards([found], Maps(image).whiteness, image)[0]
     assert tightened.corners[:, 0].max() > 300
 
 
 def test_a_partial_card_keeps_its_outline() -> None:
-    from vision.detect import _Maps, _tightened
+    from vision.detect.edges import tightened_cards
+    from vision.detect.maps import Maps
     from vision.quad import grow_quad
 
     image, truth = _card_with_shadow(0)
     found = CardQuad(grow_quad(truth, 4.0), partial=True, score=1.0)
-    assert _tightened([found], _Maps(image).whiteness, image)[0] is found
+    assert tightened_cards([found], Maps(image).whiteness, image)[0] is found
 
 
 # A camera tilted far forward and rolled a little squeezes the table's depth and shears what
@@ -1648,11 +1665,11 @@ def cards_seen_steeply() -> list[CardQuad]:
             for cx, cy, angle in ((100, 100, 10), (300, 120, -25), (500, 90, 60), (200, 350, 95), (450, 380, 0))]
 
 
-def oval_seen_steeply(center: np.ndarray, angle: float) -> detect._Symbol:
+def oval_seen_steeply(center: np.ndarray, angle: float) -> _Symbol:
     """A card's oval (0.7 by 0.33 of its width) at ``center`` on the table, its length at
     ``angle`` degrees, as seen."""
     oval = cv2.ellipse2Poly((0, 0), (210, 99), int(angle), 0, 360, 5).astype(np.float64) / 10 + center
-    return detect._symbol_of(seen_steeply(oval).astype(np.float32))
+    return _symbol_of(seen_steeply(oval).astype(np.float32))
 
 
 def test_a_lone_symbol_seen_steeply_is_outlined_on_the_tables_plane() -> None:
@@ -1661,11 +1678,11 @@ def test_a_lone_symbol_seen_steeply_is_outlined_on_the_tables_plane() -> None:
     # the oval lies as printed, and seen again through the camera.
     symbol = oval_seen_steeply(np.array([320.0, 300.0]), 35)
     truth = order_corners(seen_steeply(card_corners(320, 300, 35.0, 60, 93.6)))
-    plane = detect._TablePlanes(cards_seen_steeply()).nearest(symbol.center)
+    plane = TablePlanes(cards_seen_steeply()).nearest(symbol.center)
     assert plane is not None
-    assert same_quad(detect._card_round_symbols_on(plane, [symbol]), truth) < 2.0
+    assert same_quad(_card_round_symbols_on(plane, [symbol]), truth) < 2.0
     # From the oval's own axis in the image, the outline is far off.
-    assert same_quad(detect._card_round_symbols([symbol]), truth) > 10.0
+    assert same_quad(_card_round_symbols([symbol]), truth) > 10.0
 
 
 def test_a_card_of_one_symbol_seen_steeply_is_found_round_it() -> None:
@@ -1683,14 +1700,14 @@ def test_the_symbols_of_a_card_seen_steeply_are_one_group_on_the_tables_plane(an
     across = np.array([-axis[1], axis[0]])
     pitch = 1.35 * 0.33 * 60
     ovals = [oval_seen_steeply(np.array([320.0, 300.0]) + across * pitch * i, angle) for i in (-1, 0, 1)]
-    planes = detect._TablePlanes(cards_seen_steeply())
-    assert [len(group) for group in detect._symbol_groups(ovals)] == [1, 1, 1]
-    assert [len(group) for group in detect._symbol_groups(ovals, planes)] == [3]
+    planes = TablePlanes(cards_seen_steeply())
+    assert [len(group) for group in _symbol_groups(ovals)] == [1, 1, 1]
+    assert [len(group) for group in _symbol_groups(ovals, planes)] == [3]
     # The nearest ovals of two three-oval cards laid a little apart along their width or
     # along their length stay apart.
     for step in ((60 + 3) * axis, (93.6 - 2 * pitch + 3) * across):
         pair = [oval_seen_steeply(np.array([320.0, 300.0]) + step * i, angle) for i in (0, 1)]
-        assert sorted(len(group) for group in detect._symbol_groups(pair, planes)) == [1, 1]
+        assert sorted(len(group) for group in _symbol_groups(pair, planes)) == [1, 1]
 
 
 def table_with_a_hand(seventh_card: str = "under a hand") -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
@@ -1761,7 +1778,7 @@ def test_only_paper_with_something_over_the_rest_of_the_card_is_completed(sevent
 
     image, grid, seventh = table_with_a_hand(seventh_card)
     cards = [card for card in find_cards(image) if quad_iou(card.corners, seventh) < 0.3]
-    completed = detect._covered_cards(cards, image, [detect._paper_colour_mask(image, cards)])
+    completed = covered_cards(cards, image, [paper_colour_mask(image, cards)])
     if seventh_card == "cut away":
         assert completed == []
     else:
