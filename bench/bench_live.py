@@ -60,8 +60,9 @@ import cv2  # noqa: E402
 from core.cards import Card  # noqa: E402
 from vision.cardreader import CardReader  # noqa: E402
 from vision.imageio import load_photo  # noqa: E402
-from vision.live import (  # noqa: E402
-    Frame, LiveResult, MotionMeter, SetView, VideoRecorder, annotate, default_workers, run_live)
+from vision.frames import Frame, MotionMeter  # noqa: E402
+from vision.live import LiveResult, SetView, VideoRecorder, annotate, run_live  # noqa: E402
+from vision.reading import default_workers  # noqa: E402
 from vision.recognize import Recognizer, StreamRecognizer  # noqa: E402
 from vision.tracking import BoardTracker  # noqa: E402
 from vision.video import cards_on_table, generate_clip  # noqa: E402

@@ -18,7 +18,7 @@ from core.board import Board, Corners, SeenCard
 from core.cards import Card, easy_deck, find_sets, is_set
 from core.referee import Referee, read_log, replay
 from setfinder.cli import main
-from setfinder.commands.referee import BoardFileSource, run_commands
+from setfinder.commands.referee import run_commands
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_referee import RealTable, layout_without_set  # noqa: E402  (shared table simulator)
@@ -351,7 +351,7 @@ def test_video_views_are_live_modes_steady_boards() -> None:
     import numpy as np
 
     from setfinder.commands.referee import Session, SteadyViews
-    from vision.live import ArraySource
+    from vision.frames import ArraySource
 
     table = RealTable(6)
     before = table.board()
@@ -414,7 +414,7 @@ def test_a_generated_clip_a_hand_takes_the_claimed_set_and_deals_three(reader: s
     """Live mode's tracker over a generated webcam clip: the referee sees the claimed SET leave
     (card by card) and three cards arrive, and accepts every steady view on the way."""
     from setfinder.commands.referee import Session, SteadyViews
-    from vision.live import ArraySource
+    from vision.frames import ArraySource
     from vision.video import generate_clip
 
     recognizer = None if reader == "truth" else _reader(reader)(None)

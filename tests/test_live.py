@@ -27,20 +27,9 @@ from core.board import Board
 from core.cards import Card
 from setfinder.cli import main
 from test_tracking import layout, noisy_board, truth_sets
-from vision.live import (
-    ArraySource,
-    Frame,
-    LatestFrameReader,
-    LiveError,
-    MotionMeter,
-    PoolReading,
-    SetView,
-    VideoRecorder,
-    VideoSource,
-    annotate,
-    frame_record,
-    run_live,
-)
+from vision.frames import ArraySource, Frame, LatestFrameReader, LiveError, MotionMeter, VideoSource
+from vision.live import SetView, VideoRecorder, annotate, frame_record, run_live
+from vision.reading import PoolReading
 from vision.report import board_to_json
 from vision.tracking import BoardTracker, SteadyBoard
 
@@ -711,7 +700,7 @@ def test_cli_a_crashing_reading_process_is_one_line_and_exit_1(tmp_path: Path, m
     """Nothing but the one line reaches the terminal: not from this process, nor from the
     reading processes (capfd sees what they write too)."""
     monkeypatch.setattr("setfinder.commands.live._load_recognizer", lambda: CrashingRecognizer())
-    monkeypatch.setattr("vision.live.VideoSource.open_video",
+    monkeypatch.setattr("vision.frames.VideoSource.open_video",
                         lambda path: ArraySource(table_frames(5), fps=100.0, loops=None))  # until the crash
     code = main(["live", "--video", "x.avi", "--realtime", "--headless", "--jsonl", str(tmp_path / "a.jsonl"),
                  "--workers", "2"])

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from core.cards import Card, find_sets, full_deck
 from vision.props import skin_colour
-from vision.scene import PlacedCard, SceneSpec, build_scene, draw_scene
+from vision.scene import PlacedCard, build_scene, draw_scene
 
 # Phase boundaries as fractions of the clip.
 _TAKE = (0.15, 0.50)

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
     show = False
     if args.show:
-        from vision.live import window_problem
+        from vision.window import window_problem
 
         problem = window_problem()
         show = problem is None

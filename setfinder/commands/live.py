@@ -66,6 +66,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from setfinder.errors import UserError
     from vision import live
+    from vision.frames import LiveError, VideoSource
+    from vision.window import Window, window_problem
 
     if args.headless and not (args.jsonl or args.record):
         raise UserError("--headless shows nothing: add --jsonl OUT (or '-') and/or --record OUT.mp4")
@@ -74,23 +76,23 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     if not args.headless:
-        problem = live.window_problem()
+        problem = window_problem()
         if problem:
             raise UserError(f"cannot open a window: {problem}; run with --headless --jsonl OUT "
                             "(or --record OUT.mp4)")
     try:
         with ExitStack() as stack:
-            source = (live.VideoSource.open_video(args.video) if args.video
-                      else live.VideoSource.open_camera(args.camera))
+            source = (VideoSource.open_video(args.video) if args.video
+                      else VideoSource.open_camera(args.camera))
             stack.callback(source.close)  # run_live closes it too; closing twice is harmless
             recognizer = _load_recognizer()
             recorder = live.VideoRecorder(args.record, source.fps) if args.record else None
             jsonl = _open_jsonl(args.jsonl, stack)
-            window = None if args.headless else live.Window()
+            window = None if args.headless else Window()
             summary = live.run_live(source, recognizer, window=window, recorder=recorder, jsonl=jsonl,
                                     realtime=True if args.realtime else None, max_frames=args.max_frames,
                                     workers=args.workers)
-    except live.LiveError as error:
+    except LiveError as error:
         raise UserError(str(error)) from None
     skipped = f", {summary.skipped} skipped" if summary.skipped else ""
     readers = ""

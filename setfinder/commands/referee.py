@@ -157,12 +157,12 @@ class SteadyViews:
     """Views from a video or camera: live mode's frame sources, motion meter and tracker, so a
     view is the next *steady* board (cards settled, no hand moving) that differs from the last.
 
-    ``frames`` is a `vision.live.FrameSource`; ``max_frames`` bounds one `next_view` (a camera
+    ``frames`` is a `vision.frames.FrameSource`; ``max_frames`` bounds one `next_view` (a camera
     pointed at an unchanging table would otherwise wait for ever).
     """
 
     def __init__(self, frames: Any, recognizer: Any, *, max_frames: int | None = None) -> None:
-        from vision.live import MotionMeter
+        from vision.frames import MotionMeter
         from vision.tracking import BoardTracker
 
         self.frames, self.recognizer, self.max_frames = frames, recognizer, max_frames
@@ -173,7 +173,7 @@ class SteadyViews:
         self.frames.close()
 
     def next_view(self) -> View | None:
-        from vision.live import LiveError
+        from vision.frames import LiveError
 
         read = 0
         while self.max_frames is None or read < self.max_frames:
@@ -220,7 +220,7 @@ def _open_source(args: argparse.Namespace) -> TableSource:
         photos = PhotoSource(Path(args.photos), None)  # checks the folder before loading models
         photos.recognizer = _recognizer()
         return photos
-    from vision.live import LatestFrameReader, LiveError, VideoSource
+    from vision.frames import LatestFrameReader, LiveError, VideoSource
 
     try:
         if args.video is not None:
