@@ -185,13 +185,11 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
     # Cards found are known paper: taking them out of the whiteness maps leaves the cards
     # they touched (in a grid, a whole row or column) as smaller blobs, easier to split.
     if cards:
-        found = np.zeros(small.shape[:2], np.uint8)
-        for card in cards:
-            cv2.fillConvexPoly(found, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 255)
         before = len(candidates)
         smallest = 0.3 * min(card.area for card in cards)
+        free = _outside_cards(cards, small.shape[:2])
         for mask in paper_maps:  # the whiteness, paper-likeness and paper-colour (or local) maps
-            residual = cv2.bitwise_and(mask, cv2.bitwise_not(found))
+            residual = cv2.bitwise_and(mask, free)
             add(dataclasses.replace(quad, guess=True) for quad in
                 quads_in_mask(residual, maps, candidates, 0.5, smallest, region=region))
         if len(candidates) > before:
@@ -210,13 +208,19 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
             cards = settled()
         # A cable or pen across a card cuts its paper in two pieces, neither card-like: with
         # thin dark lines bridged, the card is whole again. Such a card is looked for only
-        # where no card is kept, and its pieces give way to it. (At the frame edge, bridging
-        # joins the pale table round a cut card into card-like patches; a cut card lost is
-        # not read anyway.)
+        # where no card is kept, and its pieces give way to it. The cards found are taken out
+        # of the bridged maps first: bridging also joins the card to the cards it touches
+        # (bench 1063, 1082: a card crossed by a cable beside its neighbours). (Not in the
+        # paper-colour or local map, where bridging joins a checked cloth's pale cells into
+        # card-sized patches; and at the frame edge it joins the pale table round a cut card
+        # into card-like patches, so cut cards are not looked for: a cut card lost is not read
+        # anyway.)
         whole = [card for card in cards if not card.partial]
         typical = typical_area_model(plain_unless_few(whole)) if whole else None
-        bridged = [dataclasses.replace(quad, guess=True) for quad in
-                   quads_in_mask(_bridged(maps.global_white, whole), maps, [], 0.5, smallest, region)
+        free = _outside_cards(cards, small.shape[:2])
+        bridged = [dataclasses.replace(quad, guess=True) for mask in (maps.global_white, maps.paper_like)
+                   for quad in quads_in_mask(cv2.bitwise_and(_bridged(mask, whole), free), maps, [], 0.5,
+                                             smallest, region)
                    if not quad.partial and typical is not None
                    and size_mismatch(quad, typical(quad.center)) < _BRIDGED_SIZE
                    and not any(covers(quad, card) or covers(card, quad) for card in cards)]
@@ -235,6 +239,14 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
             candidates.extend(covered)
             cards = settled()
     return finished()
+
+
+def _outside_cards(cards: list[CardQuad], shape: tuple[int, ...]) -> npt.NDArray[np.uint8]:
+    """A uint8 0/255 map of ``shape`` (H, W), 255 outside the ``cards`` (each grown by 1.5 px)."""
+    outside = np.full(shape[:2], 255, np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(outside, np.round(grow_quad(card.corners, 1.5)).astype(np.int32), 0)
+    return outside
 
 
 def _bridged(mask: npt.NDArray[np.uint8], cards: list[CardQuad]) -> npt.NDArray[np.uint8]:
