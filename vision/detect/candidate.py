@@ -204,6 +204,13 @@ def covers(a: CardQuad, b: CardQuad) -> bool:
     return inter > 0.2 * area_b
 
 
+def overlaps(a: CardQuad, b: CardQuad) -> bool:
+    """Whether either quad covers a fifth or more of the other (`covers` either way, with the
+    quads drawn once)."""
+    inter, area_a, area_b = overlap_pixels(a, b)
+    return inter > 0.2 * min(area_a, area_b)
+
+
 def centers_close(a: CardQuad, b: CardQuad) -> bool:
     distance = float(np.hypot(*(a.center - b.center)))
     return distance < 0.5 * np.sqrt(max(a.area, b.area))

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detect.candidate import (CardQuad, centers_close, covers, iou_estimate, lies_inside,
+from vision.detect.candidate import (CardQuad, centers_close, covers, iou_estimate, lies_inside, overlaps,
                                      plain_unless_few, size_mismatch)
 from vision.detect.paper import card_face, card_shows_symbols
 from vision.detect.perspective import typical_area_model
@@ -136,7 +136,7 @@ def merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     if image is not None and blocks:
         for guess in covering_kept:
             if (any(covers(block, guess) for block in blocks) and not any(guess is k for k in kept)
-                    and not any(covers(k, guess) or covers(guess, k) for k in merged)
+                    and not any(overlaps(k, guess) for k in merged)
                     and card_face(image, guess.corners) is not None):
                 merged.append(guess)
     return merged

@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detect.blobs import quads_in_mask
-from vision.detect.candidate import (CardQuad, Region, covers, holds_several, iou_estimate, lies_inside,
-                                     overlap_pixels, plain_unless_few, rescaled, size_mismatch)
+from vision.detect.candidate import (CardQuad, Region, holds_several, iou_estimate, lies_inside, overlap_pixels,
+                                     overlaps, plain_unless_few, rescaled, size_mismatch)
 from vision.detect.consistency import (judged_by_symbols, keep_consistent, without_blank_pattern,
                                        without_table_patches)
 from vision.detect.covered import covered_cards
@@ -65,7 +65,7 @@ def find_cards(image: npt.NDArray[np.uint8]) -> list[CardQuad]:
             leading, other = (again, cards) if len(again) > len(cards) else (cards, again)
             leading = _better_outlines(leading, other)
             cards = leading + [card for card in other if not card.partial and not any(
-                covers(card, lead) or covers(lead, card) for lead in leading)
+                overlaps(card, lead) for lead in leading)
                 and card_shows_symbols(image, card)]
     # (On the final cards only: partway, a search has found fewer than three whole cards
     # where it ends with more, and dropping its patches then lost cards found beside them.)
@@ -81,7 +81,7 @@ def _better_outlines(leading: list[CardQuad], other: list[CardQuad]) -> list[Car
     result = []
     for lead in leading:
         if lead.guess and not lead.partial:
-            overlapping = [card for card in other if covers(card, lead) or covers(lead, card)]
+            overlapping = [card for card in other if overlaps(card, lead)]
             # (Outlines that agree, IoU 0.8 or more, are left as the leading look has them.)
             if (len(overlapping) == 1 and not overlapping[0].partial
                     and overlapping[0].score > lead.score + _BETTER_SCORE
@@ -223,7 +223,7 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
                                              smallest, region)
                    if not quad.partial and typical is not None
                    and size_mismatch(quad, typical(quad.center)) < _BRIDGED_SIZE
-                   and not any(covers(quad, card) or covers(card, quad) for card in cards)]
+                   and not any(overlaps(quad, card) for card in cards)]
         if bridged:
             # (Its pieces: smaller parts of it, not two cards a bridge joined.)
             candidates[:] = [quad for quad in candidates if not any(
