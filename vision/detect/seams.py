@@ -173,10 +173,18 @@ def doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[
     larger than the typical one, in a close-up where the typical card is a poor guess, is
     one card's face, and halved, its two symbols would lie along each half, a quarter turn
     off, its one or three be cut or off the halves' middles.)
+
+    With fewer than four whole cards (a close-up of two or three) there is no typical size to
+    go by, and the faces alone tell: two cards side by side, or one lying partly over the
+    other, make one quad whose face is no card's (five or six symbols, two groups off its
+    middle), and whose halves are two cards' faces (close-ups 7003, 7039, 9007, 9010: the pair
+    was found as one card and read as one).
     """
     whole = [card for card in cards if not card.partial]
     if len(whole) < 4:
-        return cards
+        return [half for card in cards for half in (
+            not card.partial and card_face(image, card.corners) is None and _halves_across(card, image)
+            or [card])]
     # (The typical card's fit over the whole view costs about a millisecond: it is made only
     # where some card is well larger than its three nearest, as no card of a table seen from
     # straight above is. It judges better than the nearest alone, which may be doubles too,
