@@ -232,6 +232,6 @@ def _halves_across(card: CardQuad, image: npt.NDArray[np.uint8]) -> list[CardQua
 # A quad at least this many times the typical card's area there may be two cards, cut at
 # these fractions of its longer sides; it is looked for only where a card is at least this
 # many times the median area of its three nearest.
-_DOUBLE_AREA = 1.6
+_DOUBLE_AREA = 1.3
 _LARGER_THAN_BESIDE = 1.3
 _DOUBLE_CUTS = (0.5, 0.45, 0.55, 0.4, 0.6)
