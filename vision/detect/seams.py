@@ -167,7 +167,7 @@ def doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[
     Two cards touching along their long sides make one quad 1.28 long for its width, which a
     card seen a little from the side is too (and so, seen steeply, do two cards end to end);
     where no seam shows (`SeamSplitter` looks for one), only the size and the faces tell: a
-    quad far larger than the typical card there, whose face is no card's, and whose halves
+    quad well larger than the typical card there, whose face is no card's, and whose halves
     (across its long sides) each are: paper round centred symbols lying across it. (Two cards
     side by side warped as one lie a quarter turn off, their symbols squeezed tall. A card
     larger than the typical one, in a close-up where the typical card is a poor guess, is
