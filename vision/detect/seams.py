@@ -181,24 +181,26 @@ def doubles_halved(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[
     was found as one card and read as one).
     """
     whole = [card for card in cards if not card.partial]
-    if len(whole) < 4:
-        return [half for card in cards for half in (
-            not card.partial and card_face(image, card.corners) is None and _halves_across(card, image)
-            or [card])]
-    # (The typical card's fit over the whole view costs about a millisecond: it is made only
-    # where some card is well larger than its three nearest, as no card of a table seen from
-    # straight above is. It judges better than the nearest alone, which may be doubles too,
-    # or far: two doubles were 1.31 and 1.37 times theirs, and a grid's corner cards on the
-    # real webcam frames, seen at an angle, are up to 1.37 times theirs.)
-    areas, beside = areas_beside(whole)
-    if not (areas >= _LARGER_THAN_BESIDE * beside).any():
-        return cards
-    typical = typical_area_model(plain_unless_few(whole))
+    if len(whole) >= 4:
+        # (The typical card's fit over the whole view costs about a millisecond: it is made only
+        # where some card is well larger than its three nearest, as no card of a table seen from
+        # straight above is. It judges better than the nearest alone, which may be doubles too,
+        # or far: two doubles were 1.31 and 1.37 times theirs, and a grid's corner cards on the
+        # real webcam frames, seen at an angle, are up to 1.37 times theirs.)
+        areas, beside = areas_beside(whole)
+        if not (areas >= _LARGER_THAN_BESIDE * beside).any():
+            return cards
+        typical = typical_area_model(plain_unless_few(whole))
+
+        def may_be_two(card: CardQuad) -> bool:
+            return card.area >= _DOUBLE_AREA * typical(card.center)
+    else:
+        def may_be_two(card: CardQuad) -> bool:
+            return True  # (no typical size to go by: the faces decide)
     result = []
     for card in cards:
         halves = None
-        if (not card.partial and card.area >= _DOUBLE_AREA * typical(card.center)
-                and card_face(image, card.corners) is None):
+        if not card.partial and may_be_two(card) and card_face(image, card.corners) is None:
             halves = _halves_across(card, image)
         result.extend(halves or [card])
     return result
