@@ -77,14 +77,20 @@ def _better_outlines(leading: list[CardQuad], other: list[CardQuad]) -> list[Car
     ``other`` look it overlaps where that card is whole and has far better paper all round (its
     score): the same card outlined better (bench 1022: in a grid of touching cards, the look at
     full resolution laid a neighbour's outline half a card off, where the first look's outline
-    was right; the card was lost and a false card reported)."""
+    was right; the card was lost and a false card reported); or by a card the other look found
+    plainly in a map, with paper as good all round and not far smaller: the guess was laid there
+    from a neighbour's outline (bench 1106: on a striped cloth, a neighbour's outline laid half
+    over a larger, nearer card the look at full resolution outlined plainly). (Far smaller: half
+    of a card, bench 1083.)"""
     result = []
     for lead in leading:
         if lead.guess and not lead.partial:
             overlapping = [card for card in other if overlaps(card, lead)]
             # (Outlines that agree, IoU 0.8 or more, are left as the leading look has them.)
             if (len(overlapping) == 1 and not overlapping[0].partial
-                    and overlapping[0].score > lead.score + _BETTER_SCORE
+                    and (overlapping[0].score > lead.score + _BETTER_SCORE
+                         or (not overlapping[0].guess and overlapping[0].score >= lead.score
+                             and overlapping[0].area >= _NOT_FAR_SMALLER * lead.area))
                     and iou_estimate(overlapping[0], lead) < 0.8):
                 lead = overlapping[0]
         result.append(lead)
@@ -93,6 +99,8 @@ def _better_outlines(leading: list[CardQuad], other: list[CardQuad]) -> list[Car
 
 # A card of one look replaces the other's guess for the place with a paper score this much higher.
 _BETTER_SCORE = 0.15
+# A plain card of one look replaces the other's guess at least this fraction of its area.
+_NOT_FAR_SMALLER = 0.8
 
 
 def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alone: bool = True
