@@ -363,6 +363,16 @@ def test_scene_cards_are_cut_from_detected_quads_as_well_as_true_corners() -> No
         training.scene_table(4321, 1, quads=("guessed",))
 
 
+def test_scene_cards_are_the_same_cut_in_one_process_or_several() -> None:
+    # The second scene lies on the second table of the turn in both, so the rows match.
+    X_one, y_one = training.scene_table(4321, 3, quads=("detected", "true"))
+    X_two, y_two = training.scene_table(4321, 3, quads=("detected", "true"), workers=2)
+    assert len(X_one) > 0
+    np.testing.assert_array_equal(X_two, X_one)
+    for name in training.ATTRIBUTES:
+        np.testing.assert_array_equal(y_two[name], y_one[name])
+
+
 def _one_outlined_oval(inside_bgr: tuple[int, int, int], striped: bool = False) -> np.ndarray:
     """A canonical card: paper (200, 200, 200), one red oval outline, its inside painted."""
     card = np.full((CARD_HEIGHT, CARD_WIDTH, 3), 200, np.uint8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,11 @@ def test_usage_error_exits_2() -> None:
 def test_module_entry_point_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "setfinder", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("setfinder ")
+
+
+def test_train_refuses_no_worker_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "set-photos").mkdir()
+    (tmp_path / "set-photos" / "cards.csv").write_text("path,count,color,shading,shape\n")
+    assert main(["train", "--data", str(tmp_path), "--out", str(tmp_path), "--workers", "0"]) != 0
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "--workers must be 1 or more" in error

@@ -388,13 +388,51 @@ def as_the_reader_turns(found: npt.ArrayLike, true: npt.ArrayLike) -> npt.NDArra
 
 def scene_table(first_seed: int, scenes: int, seed: int = SEED, progress: ProgressFn[Any] = _identity_progress,
                 label: str = "generated scenes", quads: Sequence[str] = SCENE_TRAIN_QUADS,
-                jitter: float = SCENE_CORNER_JITTER,
+                jitter: float = SCENE_CORNER_JITTER, workers: int = 1,
                 ) -> tuple[npt.NDArray[np.float32], dict[str, npt.NDArray[np.int64]]]:
     """Features and class indices of the fully visible cards of generated table scenes.
 
     Scene ``first_seed + k`` is made as bench/bench_scenes.py makes its scenes (960x720, full
-    difficulty, 3-21 cards, the tables in turn). Each card lying fully in view is cut out once
-    per entry of ``quads``:
+    difficulty, 3-21 cards, the tables in turn) and cut by `scene_cuts`, in ``workers``
+    processes (the rows come in scene order whatever their number, so the table is the same).
+    """
+    unknown = set(quads) - {"detected", "true"}
+    if unknown:
+        raise ValueError(f"quads must be 'detected' and/or 'true', got {sorted(unknown)}")
+    jobs = [(first_seed + k, k, seed, tuple(quads), jitter) for k in range(scenes)]
+    rows: list[npt.NDArray[np.float32]] = []
+    targets: dict[str, list[int]] = {name: [] for name in ATTRIBUTES}
+
+    def take(results: Iterable[tuple[npt.NDArray[np.float32], dict[str, list[int]]]]) -> None:
+        for X, y in progress(results, scenes, label):
+            rows.append(X)
+            for name in ATTRIBUTES:
+                targets[name].extend(y[name])
+
+    if workers > 1 and scenes > 1:
+        import multiprocessing
+
+        # Generating and detecting a scene takes a few hundred milliseconds: worth a process.
+        # Spawned, not forked: a fork of a process whose OpenCV threads are running can hang.
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            take(pool.imap(_scene_cuts_of_job, jobs, chunksize=4))
+    else:
+        take(map(_scene_cuts_of_job, jobs))
+    X = np.concatenate(rows) if rows else np.zeros((0, N_FEATURES), np.float32)
+    return X, {name: np.asarray(values, dtype=np.int64) for name, values in targets.items()}
+
+
+def _scene_cuts_of_job(job: tuple[int, int, int, tuple[str, ...], float]
+                       ) -> tuple[npt.NDArray[np.float32], dict[str, list[int]]]:
+    return scene_cuts(*job)
+
+
+def scene_cuts(scene_seed: int, position: int, seed: int, quads: Sequence[str], jitter: float
+               ) -> tuple[npt.NDArray[np.float32], dict[str, list[int]]]:
+    """Features and class indices of the fully visible cards of the generated scene
+    ``scene_seed``, laid on the table at ``position`` of the tables' turn.
+
+    Each card lying fully in view is cut out once per entry of ``quads``:
 
     * "detected": from the outline `vision.detect.find_cards` finds for it on the scene (matched
       as bench_scenes matches, `match_detections`), warped as `vision.recognize` warps it
@@ -410,59 +448,54 @@ def scene_table(first_seed: int, scenes: int, seed: int = SEED, progress: Progre
     from vision.scene import generate_scene
     from vision.tables import TABLES
 
-    unknown = set(quads) - {"detected", "true"}
-    if unknown:
-        raise ValueError(f"quads must be 'detected' and/or 'true', got {sorted(unknown)}")
     tables = list(TABLES)
-    rows: list[npt.NDArray[np.float32]] = []
+    count = int(np.random.default_rng(scene_seed).integers(3, 22))
+    image, truth = generate_scene(scene_seed, count, size=(960, 720), table=tables[position % len(tables)],
+                                  effects=1.0)
+    rng = np.random.default_rng([seed, scene_seed])
+    # Cards a person would count (at least half visible) compete for the detections, as in
+    # bench_scenes; only the fully visible ones (not in a hand) are kept.
+    expected = [entry for entry in truth["cards"] if entry["visible_fraction"] >= 0.5]
+    cut: list[tuple[dict[str, Any], npt.NDArray[np.float64]]] = []
+    if "detected" in quads:
+        found = find_cards(image)
+        for i, j in match_detections([q.corners for q in found], [e["corners"] for e in expected]):
+            if expected[j]["visibility"] == "full" and not expected[j].get("in_hand") and not found[i].partial:
+                cut.append((expected[j], as_the_reader_turns(found[i].corners, expected[j]["corners"])))
+    if "true" in quads:
+        for entry in expected:
+            if entry["visibility"] != "full" or entry.get("in_hand"):
+                continue
+            corners = np.asarray(entry["corners"], dtype=np.float64)
+            width = float(np.linalg.norm(corners[1] - corners[0]))
+            corners = corners + rng.normal(0.0, jitter * width, (4, 2)).clip(-3 * jitter * width,
+                                                                               3 * jitter * width)
+            if rng.random() < 0.5:
+                corners = np.roll(corners, 2, axis=0)
+            cut.append((entry, corners))
     targets: dict[str, list[int]] = {name: [] for name in ATTRIBUTES}
-    for k in progress(range(scenes), scenes, label):
-        scene_seed = first_seed + k
-        count = int(np.random.default_rng(scene_seed).integers(3, 22))
-        image, truth = generate_scene(scene_seed, count, size=(960, 720), table=tables[k % len(tables)],
-                                      effects=1.0)
-        rng = np.random.default_rng([seed, scene_seed])
-        # Cards a person would count (at least half visible) compete for the detections, as in
-        # bench_scenes; only the fully visible ones (not in a hand) are kept.
-        expected = [entry for entry in truth["cards"] if entry["visible_fraction"] >= 0.5]
-        cut: list[tuple[dict[str, Any], npt.NDArray[np.float64]]] = []
-        if "detected" in quads:
-            found = find_cards(image)
-            for i, j in match_detections([q.corners for q in found], [e["corners"] for e in expected]):
-                if expected[j]["visibility"] == "full" and not expected[j].get("in_hand") and not found[i].partial:
-                    cut.append((expected[j], as_the_reader_turns(found[i].corners, expected[j]["corners"])))
-        if "true" in quads:
-            for entry in expected:
-                if entry["visibility"] != "full" or entry.get("in_hand"):
-                    continue
-                corners = np.asarray(entry["corners"], dtype=np.float64)
-                width = float(np.linalg.norm(corners[1] - corners[0]))
-                corners = corners + rng.normal(0.0, jitter * width, (4, 2)).clip(-3 * jitter * width,
-                                                                                   3 * jitter * width)
-                if rng.random() < 0.5:
-                    corners = np.roll(corners, 2, axis=0)
-                cut.append((entry, corners))
-        for entry, _ in cut:
-            values = {"count": str(entry["count"]), "color": entry["color"], "shading": entry["shading"],
-                      "shape": entry["shape"]}
-            for name in ATTRIBUTES:
-                targets[name].append(CLASSES[name].index(values[name]))
-        if cut:
-            rows.extend(features_of_cards([warp_card(image, corners) for _, corners in cut]))
-    X = np.stack(rows) if rows else np.zeros((0, N_FEATURES), np.float32)
-    return X, {name: np.asarray(values, dtype=np.int64) for name, values in targets.items()}
+    for entry, _ in cut:
+        values = {"count": str(entry["count"]), "color": entry["color"], "shading": entry["shading"],
+                  "shape": entry["shape"]}
+        for name in ATTRIBUTES:
+            targets[name].append(CLASSES[name].index(values[name]))
+    X = (features_of_cards([warp_card(image, corners) for _, corners in cut]) if cut
+         else np.zeros((0, N_FEATURES), np.float32))
+    return X, targets
 
 
 def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_progress,
                       copies: int = AUGMENTED_COPIES, seed: int = SEED,
                       synthetic_rounds: int = SYNTHETIC_ROUNDS,
                       scene_train: tuple[int, int] = SCENE_TRAIN_SEEDS,
-                      scene_calibration: tuple[int, int] = SCENE_CALIBRATION_SEEDS) -> dict[str, Any]:
+                      scene_calibration: tuple[int, int] = SCENE_CALIBRATION_SEEDS,
+                      workers: int = 1) -> dict[str, Any]:
     """Train the four attribute models from ``data_dir/set-photos``; return the JSON-able model.
 
     ``synthetic_rounds`` generated photos of each of the 81 cards join the training set (0:
     photo crops only), and so do the cards of the generated scenes ``scene_train`` (first
-    seed, number of scenes; 0 scenes: none). Thresholds are calibrated on the held-apart photo
+    seed, number of scenes; 0 scenes: none), made and cut in ``workers`` processes (the same
+    model whatever their number). Thresholds are calibrated on the held-apart photo
     crops and on the cards of the scenes ``scene_calibration``, apart, the stricter kept; each
     network is the best of NETWORK_STARTS starts on them (`fit_network_of_starts`). Training
     scene cards are cut out from their detected quads and from their true corners a little off,
@@ -488,13 +521,14 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
     scene_counts = {"train": 0, "calibration": 0}
     if scene_train[1] > 0:
         X_scene, y_scene = scene_table(*scene_train, seed=seed + 3, progress=progress, label="training scenes",
-                                       quads=SCENE_TRAIN_QUADS)
+                                       quads=SCENE_TRAIN_QUADS, workers=workers)
         X_train = np.concatenate([X_train, X_scene])
         y_train = {name: np.concatenate([y_train[name], y_scene[name]]) for name in ATTRIBUTES}
         scene_counts["train"] = len(X_scene)
     if scene_calibration[1] > 0:
         X_scene, y_scene = scene_table(*scene_calibration, seed=seed + 4, progress=progress,
-                                       label="calibration scenes", quads=SCENE_CALIBRATION_QUADS)
+                                       label="calibration scenes", quads=SCENE_CALIBRATION_QUADS,
+                                       workers=workers)
         scene_counts["calibration"] = len(X_scene)
         calibration_parts.append((X_scene, y_scene))
     models = {}
@@ -621,8 +655,8 @@ def model_card(model: dict[str, Any]) -> str:
         "`vision/cardreader.py` (no pickle, no scikit-learn needed to load). This file is written by the",
         "same command that writes the model, so its figures are that model's.",
         "",
-        "Rebuild (deterministic, about 13 minutes on 2 cores: most of it generating and detecting the 1,150 scenes,",
-        "then fitting each network from several seeds):",
+        "Rebuild (deterministic, about 15 minutes on 2 cores: most of it generating and detecting the 1,150",
+        "scenes, one process per core, then fitting each network from several seeds):",
         "",
         "    setfinder train --data ../shared/data --out models/",
         "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from setfinder.errors import UserError
@@ -24,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Rebuild models/card_reader.json from the labelled crops in DATA/set-photos "
                     "(split by source photo; fixed seeds, so the same data gives the same model) "
                     "and print held-out accuracy, also on DATA/errcw-set-solver when present. "
-                    "Takes about 13 minutes on 2 cores (most of it generating and detecting 1,150 scenes).",
+                    "Takes about 15 minutes on 2 cores (most of it generating and detecting 1,150 scenes, "
+                    "one process per core).",
         epilog="Example: setfinder train --data ../shared/data --out models/",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
@@ -34,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--generated", type=int, default=None, metavar="N",
                         help="generated photos of each of the 81 cards to add to training "
                              "(default: 8; 0 = photo crops only)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="processes generating and detecting the scenes (default: one per core; "
+                             "the model is the same whatever N)")
     parser.add_argument("--json", action="store_true", help="print the accuracy report as JSON")
     parser.set_defaults(run=run)
 
@@ -48,10 +53,12 @@ def run(args: argparse.Namespace) -> int:
     rounds = training.SYNTHETIC_ROUNDS if args.generated is None else args.generated
     if rounds < 0:
         raise UserError(f"--generated must be 0 or more, got {rounds}")
+    if args.workers < 1:
+        raise UserError(f"--workers must be 1 or more, got {args.workers}")
     try:
         model = training.train_card_reader(args.data, progress=lambda items, total, label:
                                            progress(items, total=total, label=label),
-                                           synthetic_rounds=rounds)
+                                           synthetic_rounds=rounds, workers=args.workers)
     except (FileNotFoundError, ValueError) as error:
         raise UserError(f"training failed: {error}") from None
     path = training.save_model(model, args.out)
