@@ -164,6 +164,23 @@ def test_features_do_not_care_which_way_up() -> None:
     np.testing.assert_allclose(turned, upright, rtol=0.1, atol=0.05)
 
 
+def test_edge_sharpness_says_how_small_or_blurred_a_card_was() -> None:
+    # A card seen small is warped up from few pixels: its symbols' edges spread over several
+    # canonical pixels, as out of focus. The feature must fall with the card's size in the photo
+    # and with blur, whatever the card.
+    k = FEATURE_NAMES.index("edge_sharpness")
+    for name in ("1 red outline oval", "3 green striped diamond", "2 purple solid squiggle"):
+        card = render_card(Card.parse(name))
+        seen = {width: cv2.resize(cv2.resize(card, (width, width * CARD_HEIGHT // CARD_WIDTH),
+                                             interpolation=cv2.INTER_AREA),
+                                  (CARD_WIDTH, CARD_HEIGHT), interpolation=cv2.INTER_LINEAR)
+                for width in (160, 80, 35)}
+        sharpness = [card_features(seen[width])[k] for width in (160, 80, 35)]
+        assert sharpness[0] > sharpness[1] > sharpness[2], (name, sharpness)
+        blurred = [card_features(cv2.GaussianBlur(card, (0, 0), sigma))[k] for sigma in (1.0, 3.0)]
+        assert sharpness[0] > blurred[0] > blurred[1], (name, sharpness[0], blurred)
+
+
 def test_reads_drawn_cards_of_the_whole_deck(reader: CardReader) -> None:
     # Drawn cards are sharper and cleaner than any training photo, and half of them are drawn in
     # random print styles (other inks, stripe angles, stroke widths): a test of generalisation.
