@@ -181,6 +181,21 @@ def test_edge_sharpness_says_how_small_or_blurred_a_card_was() -> None:
         assert sharpness[0] > blurred[0] > blurred[1], (name, sharpness[0], blurred)
 
 
+def test_the_sharpness_gradient_is_opencvs_sobel_made_the_same_on_every_run() -> None:
+    from vision.features import _gradient_magnitude
+
+    rng = np.random.default_rng(5)
+    image = rng.random((117, 72)).astype(np.float32)
+    opencv = cv2.magnitude(cv2.Sobel(image, cv2.CV_32F, 1, 0), cv2.Sobel(image, cv2.CV_32F, 0, 1))
+    ours = _gradient_magnitude(image)
+    assert ours.dtype == np.float32 and ours.shape == image.shape
+    np.testing.assert_allclose(ours, opencv, rtol=1e-5, atol=1e-6)
+    # Bit for bit the same wherever the array lies in memory (an offset view shifts it).
+    shifted = np.empty(image.size + 1, np.float32)[1:].reshape(image.shape)
+    shifted[:] = image
+    np.testing.assert_array_equal(_gradient_magnitude(shifted), ours)
+
+
 def test_reads_drawn_cards_of_the_whole_deck(reader: CardReader) -> None:
     # Drawn cards are sharper and cleaner than any training photo, and half of them are drawn in
     # random print styles (other inks, stripe angles, stroke widths): a test of generalisation.

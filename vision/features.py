@@ -100,7 +100,7 @@ _CORE_DEPTH = 0.6
 # Shading does see how sharp the card is (``edge_sharpness``), as context rather than evidence:
 # faint ink inside a symbol means stripes on a blurred card and an outline's colour bleed on a
 # sharp one, and the generated training scenes show every shading at every size and blur alike
-# (on the bench, dev, fresh and unseen scenes it took the cards read wrong from 153 to 133,
+# (on the bench, dev, fresh and unseen scenes it took the cards read wrong from 153 to 132,
 # shading's from 73 to 47; bench/HISTORY.md, 2026-12-06, 22:02).
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "count": ("blob_count", "filled_area", "largest_blob_area", "filled_over_largest",
@@ -736,7 +736,7 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     # tint inside is an outline's colour bleed. The warp hides the card's size in the photo:
     # this says how much detail the face could show.
     border = cv2.morphologyEx(seg.filled, cv2.MORPH_GRADIENT, _SQUARE3)
-    rise = cv2.magnitude(cv2.Sobel(seg.ink, cv2.CV_32F, 1, 0), cv2.Sobel(seg.ink, cv2.CV_32F, 0, 1))
+    rise = _gradient_magnitude(seg.ink)
     sharpness = cv2.mean(rise, mask=border)[0] / (_SOBEL_GAIN * max(stroke_ink - paper_ink, 1e-3))
     # Chroma (white-balanced max - min channel) tells faint coloured stripes from grey paper.
     return [inside_ink / max(stroke_ink, 1e-3), inside_ink / strong, texture_excess,
@@ -753,6 +753,20 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
 
 # A 3x3 Sobel filter gives four times a step's height.
 _SOBEL_GAIN = 4.0
+
+
+def _gradient_magnitude(image: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The 3x3 Sobel gradient's magnitude of a float32 (H, W) image, border reflected as
+    OpenCV's default reflects it. In NumPy, whose float arithmetic is the same on every run:
+    `cv2.magnitude` (and OpenCV's float filters) round a few pixels differently from run to run
+    (their vector code and scalar tails split the row where the array's memory alignment falls),
+    and a feature so made would make `setfinder train` build a different model each time."""
+    padded = np.pad(image, 1, mode="reflect")
+    across = padded[:, 2:] - padded[:, :-2]
+    down = padded[2:, :] - padded[:-2, :]
+    dx = across[:-2] + 2 * across[1:-1] + across[2:]
+    dy = down[:, :-2] + 2 * down[:, 1:-1] + down[:, 2:]
+    return np.sqrt(dx * dx + dy * dy)
 
 
 def darkest_channel(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
