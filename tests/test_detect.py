@@ -1825,3 +1825,18 @@ def test_only_paper_with_something_over_the_rest_of_the_card_is_completed(sevent
     else:
         assert len(completed) == 1 and quad_iou(completed[0].corners, seventh) > 0.85
         assert completed[0].covered == (seventh_card == "under a hand")
+
+
+def test_the_median_split_in_halves_is_opencvs_pixel_for_pixel() -> None:
+    from vision.detect.maps import median_blur
+
+    rng = np.random.default_rng(4)
+    for shape in [(540, 720, 3), (541, 719, 3), (361, 480), (40, 60, 3)]:
+        image = (rng.random(shape) * 255).astype(np.uint8)
+        np.testing.assert_array_equal(median_blur(image, 7), cv2.medianBlur(image, 7))
+    threads = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(1)  # one thread asked for: one pass, no helper
+        np.testing.assert_array_equal(median_blur(image, 7), cv2.medianBlur(image, 7))
+    finally:
+        cv2.setNumThreads(threads)
