@@ -275,7 +275,10 @@ def median_blur(image: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.uint8
     if cv2.getNumThreads() < 2 or height < 8 * size:
         return cv2.medianBlur(image, size)
     middle = height // 2
-    top = _median_pool().submit(cv2.medianBlur, image[:middle + reach], size)
+    try:
+        top = _median_pool().submit(cv2.medianBlur, image[:middle + reach], size)
+    except RuntimeError:  # the interpreter is shutting down (a reading thread's last frame)
+        return cv2.medianBlur(image, size)
     bottom = cv2.medianBlur(image[middle - reach:], size)
     return np.concatenate([top.result()[:middle], bottom[reach:]])
 
