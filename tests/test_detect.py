@@ -1110,6 +1110,32 @@ def test_coloured_symbols_on_a_card_with_a_band_of_shadow_across_it_are_ink() ->
     assert score > 0.9 and ink > 0.2
 
 
+def under_glare(image: np.ndarray, centre: tuple[float, float], radius: float, seed: int = 1) -> np.ndarray:
+    """``image`` (float BGR) in a dim room with a lamp's glare spot round ``centre``, added in
+    linear light, and a JPEG's worth of noise."""
+    ys, xs = np.mgrid[0:image.shape[0], 0:image.shape[1]]
+    spot = np.exp(-((xs - centre[0]) ** 2 + (ys - centre[1]) ** 2) / radius ** 2)[..., None]
+    linear = 0.35 * (np.clip(image, 0, 255) / 255.0) ** 2.2 + 0.6 * spot
+    noise = np.random.default_rng(seed).normal(0, 1, image.shape)
+    return np.clip(np.clip(linear, 0, 1) ** (1 / 2.2) * 255 + noise, 0, 255).astype(np.uint8)
+
+
+def test_a_washed_out_card_beside_a_glare_spot_shows_ink() -> None:
+    # The labelled photos with a lamp's glare spot added: the cards beside its peak are washed
+    # out, their paper bowing across them (here from 160 to 230). Against a plane that bow is
+    # 'noise' that hid their faint symbols, and they were no cards.
+    corners = card_corners(150, 150, 0, width=104, height=162)
+    card = np.full((300, 300, 3), (25, 25, 25), np.float32)
+    face = 255 - (255 - render_card(Card.parse("1 red striped diamond"), width=104).astype(np.float32)) * 0.3
+    paste_face(card, face, corners)
+    score, _, ink = paper_fraction(under_glare(card, (250, 100), 120), order_corners(corners))
+    assert score > 0.9 and ink > 0.1
+    # Bare paper under the same glare still shows no ink.
+    blank = np.full((300, 300, 3), (25, 25, 25), np.float32)
+    cv2.fillConvexPoly(blank, np.round(corners).astype(np.int32), (235, 238, 240))
+    assert paper_fraction(under_glare(blank, (250, 100), 120), order_corners(corners))[0] == 0.0
+
+
 def test_cells_of_a_checked_cloth_round_a_dark_crossing_are_no_card_in_shadow() -> None:
     # A quad traced round a crossing of a checked cloth's pale and dim cells (empty table
     # 11006): each cell keeps the paper's tint, lit or shadowed, and the crossing's dark
