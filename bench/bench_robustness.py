@@ -2,9 +2,10 @@
 
 The 12 labelled table photos of ../shared are all read right as they are; setfinder is judged on
 photos from other cameras, under other lights. Each photo is changed as such a photo would
-differ (turned, smaller, warm, cool, dim and noisy, unevenly lit, blurred, harshly compressed,
-seen from a tilted camera) and read again; the cards are compared with the labels as a set
-(turning or tilting the photo changes the reading order), as are the SETs.
+differ (turned, smaller, warm, tungsten-lit, cool, overexposed, dim and noisy, unevenly lit,
+under a lamp's glare, out of focus, shaken, harshly compressed, seen from a tilted camera) and
+read again; the cards are compared with the labels as a set (turning or tilting the photo
+changes the reading order), as are the SETs.
 
     python bench/bench_robustness.py [--out DIR] [--model FILE]   # DIR: annotated photos
 
@@ -83,31 +84,73 @@ def _compressed(image: Image) -> Image:
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
+def _camera_shake(image: Image) -> Image:
+    """The camera moving sideways while the shutter is open: a blur 0.6% of the photo's long side
+    (6 pixels for a 960-pixel frame) along one direction."""
+    length = max(3, int(0.006 * max(image.shape[:2]))) | 1
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    return cv2.filter2D(image, -1, kernel)
+
+
+def _glare(image: Image) -> Image:
+    """A lamp's reflection off a glossy table: a bright spot a third of the photo across, right
+    of the middle, washing out the cards under it."""
+    height, width = image.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    spot = np.exp(-(((xs - 0.6 * width) / (0.15 * width)) ** 2 + ((ys - 0.45 * height) / (0.12 * height)) ** 2))
+    return _display(_linear(image) + 0.8 * spot[..., None])
+
+
+def _table_colour(image: Image) -> tuple[float, ...]:
+    """The median colour of the photo's edge, to fill what a change brings into view with
+    (smearing the edge outwards would draw pale streaks up to the cards)."""
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    return tuple(float(v) for v in np.median(edge, axis=0))
+
+
+def _turned(degrees: float) -> Callable[[Image], Image]:
+    """The camera turned by ``degrees`` about its axis: the photo rotated, enlarged to hold all
+    of it."""
+    def change(image: Image) -> Image:
+        height, width = image.shape[:2]
+        matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+        cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+        new_width, new_height = int(height * sin + width * cos), int(height * cos + width * sin)
+        matrix[0, 2] += (new_width - width) / 2
+        matrix[1, 2] += (new_height - height) / 2
+        return cv2.warpAffine(image, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=_table_colour(image))
+    return change
+
+
 def _tilted(image: Image) -> Image:
     """A camera tilted further: the far (top) edge of the photo squeezed to 70% of its width.
-    What comes into view at the sides is filled with the table's colour (the median of the
-    photo's edge: smearing the edge outwards would draw pale streaks up to the cards)."""
+    What comes into view at the sides is filled with the table's colour."""
     height, width = image.shape[:2]
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    table = tuple(float(v) for v in np.median(edge, axis=0))
     source = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
     target = np.float32([[0.15 * width, 0.1 * height], [0.85 * width, 0.1 * height], [width, height], [0, height]])
     matrix = cv2.getPerspectiveTransform(source, target)
     return cv2.warpPerspective(image, matrix, (width, height), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=table)
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=_table_colour(image))
 
 
 VARIANTS: dict[str, Callable[[Image], Image]] = {
     "as taken": lambda image: image,
     "turned a quarter": lambda image: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
     "upside down": lambda image: cv2.rotate(image, cv2.ROTATE_180),
+    "turned 30 degrees": _turned(30),
     "640 px camera": _smaller,
     "warm lamp": _lit((0.55, 0.85, 1.0)),
+    "tungsten bulb": _lit((0.35, 0.7, 1.0)),
     "cool daylight": _lit((1.0, 0.9, 0.7)),
+    "overexposed": _lit((1.9, 1.9, 1.9)),
     "dim, noisy": _dim_and_noisy,
     "dark room": _dark_room,
     "uneven light": _uneven,
+    "glare spot": _glare,
     "out of focus": _blurred,
+    "camera shake": _camera_shake,
     "JPEG quality 30": _compressed,
     "tilted camera": _tilted,
 }
