@@ -88,9 +88,7 @@ def _camera_shake(image: Image) -> Image:
     """The camera moving sideways while the shutter is open: a blur 0.6% of the photo's long side
     (6 pixels for a 960-pixel frame) along one direction."""
     length = max(3, int(0.006 * max(image.shape[:2]))) | 1
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2, :] = 1.0 / length
-    return cv2.filter2D(image, -1, kernel)
+    return cv2.blur(image, (length, 1))
 
 
 def _glare(image: Image) -> Image:

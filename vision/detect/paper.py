@@ -178,8 +178,16 @@ def _ink_against_plane(raw: npt.NDArray[np.uint8], residual: npt.NDArray[np.floa
                        coefficients: npt.NDArray[np.float32]) -> tuple[float, npt.NDArray[np.float32]]:
     """The paper's noise (the ring's median distance from the plane fitted to it) and how far
     each pixel of the middle of the unfiltered patch lies from that plane's paper colour."""
+    return quick_percentile(residual, 0.5), _middle_off_surface(raw, coefficients, _MIDDLE_DESIGN)
+
+
+def _middle_off_surface(raw: npt.NDArray[np.uint8], coefficients: npt.NDArray[np.float32],
+                        middle_terms: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """How far each pixel of the middle of the unfiltered patch lies from the paper colour of
+    the surface fitted to the ring (its ``coefficients`` (3, T), evaluated with the middle's
+    ``middle_terms`` (T, M))."""
     middle = np.ascontiguousarray(raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).T, dtype=np.float32)
-    return quick_percentile(residual, 0.5), _channel_max(np.abs(middle - coefficients @ _MIDDLE_DESIGN))
+    return _channel_max(np.abs(middle - coefficients @ middle_terms))
 
 
 def _under_bowed_light(ring: npt.NDArray[np.float32], residual: npt.NDArray[np.float32],
@@ -210,8 +218,7 @@ def _under_bowed_light(ring: npt.NDArray[np.float32], residual: npt.NDArray[np.f
 def _ink_against_bowed_light(raw: npt.NDArray[np.uint8], noise: float, coefficients: npt.NDArray[np.float32]
                              ) -> tuple[float, npt.NDArray[np.float32]]:
     """As `_ink_against_plane`, against the quadratic surface `_under_bowed_light` fitted."""
-    middle = np.ascontiguousarray(raw[_MIDDLE_ROWS, _MIDDLE_COLUMNS].reshape(-1, 3).T, dtype=np.float32)
-    return noise, _channel_max(np.abs(middle - coefficients @ _MIDDLE_QUADRATIC))
+    return noise, _middle_off_surface(raw, coefficients, _MIDDLE_QUADRATIC)
 
 
 # Light is taken to bow across a card whose ring is this much even paper, which the plane misses
