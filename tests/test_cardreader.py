@@ -491,3 +491,99 @@ def test_a_card_outlined_a_quarter_turn_off_is_read_turned(name: str, width: int
     sideways = CardQuad(np.roll(corners, 1, axis=0), partial=False, score=1.0)
     board, _, _ = Recognizer().read_board_at(image, [sideways])
     assert [str(seen.card) for seen in board.cards] == [name]
+
+
+def _two_feature_reader(familiar: dict | None) -> CardReader:
+    """The shipped model with its shading read from two features only (inside_ink and
+    inside_over_stroke, unscaled, by a linear layer), and ``familiar`` as its region."""
+    import json
+
+    data = json.loads(Path(__file__).resolve().parents[1].joinpath("models", "card_reader.json").read_text())
+    shading = {"classes": ["solid", "striped", "outline"], "features": ["inside_ink", "inside_over_stroke"],
+               "mean": [0.0, 0.0], "scale": [1.0, 1.0], "coef": [[10.0, 0.0], [0.0, 0.0], [-10.0, 0.0]],
+               "intercept": [0.0, 0.0, 0.0], "threshold": 0.6}
+    if familiar is not None:
+        shading["familiar"] = familiar
+    data["attributes"]["shading"] = shading
+    return CardReader.from_dict(data)
+
+
+def test_a_reading_far_from_every_training_card_of_its_class_is_uncertain() -> None:
+    grid = [[x / 10, y / 10] for x in range(10) for y in range(3)]
+    familiar = {"neighbour": 2, "radius": [0.2, 0.2, 0.2],
+                "prototypes": [[[x + 2.0, y] for x, y in grid], [[x - 0.5, y] for x, y in grid],
+                               [[x - 3.0, y] for x, y in grid]]}
+    reader = _two_feature_reader(familiar)
+    features = np.zeros((2, N_FEATURES))
+    ink, ratio = FEATURE_NAMES.index("inside_ink"), FEATURE_NAMES.index("inside_over_stroke")
+    features[0, [ink, ratio]] = [2.5, 0.1]   # among the solid prototypes
+    features[1, [ink, ratio]] = [2.5, 1.5]   # read solid as surely, far from every solid prototype
+    near, far = reader.read_features(features)
+    assert near.card.shading == far.card.shading == "solid"
+    assert near.attribute_confidence["shading"] > 0.99 and far.attribute_confidence["shading"] > 0.99
+    assert not near.unfamiliar
+    assert far.unfamiliar and far.uncertain
+    # Without a region, the same features are read as surely and not flagged so. (The other
+    # attributes, reading features of nothing, are unsure either way.)
+    plain = _two_feature_reader(None).read_features(features)
+    assert not any(reading.unfamiliar for reading in plain)
+
+
+def test_a_familiar_region_of_the_wrong_shape_is_refused() -> None:
+    with pytest.raises(ModelError, match="familiar"):
+        _two_feature_reader({"neighbour": 1, "radius": [1.0, 1.0], "prototypes": [[[0.0, 0.0]]] * 3})
+    with pytest.raises(ModelError, match="familiar"):
+        _two_feature_reader({"neighbour": 1, "radius": [1.0, 1.0, 1.0], "prototypes": [[[0.0, 0.0, 0.0]]] * 3})
+    with pytest.raises(ModelError, match="shading"):
+        _two_feature_reader({"neighbour": 0, "radius": [1.0, 1.0, 1.0], "prototypes": [[[0.0, 0.0]]] * 3})
+
+
+def test_neighbour_distance_is_the_kth_nearest_prototypes_distance() -> None:
+    from vision.cardreader import neighbour_distance
+
+    rng = np.random.default_rng(3)
+    z, prototypes = rng.normal(size=(7, 4)), rng.normal(size=(50, 4))
+    exact = np.sort(np.linalg.norm(z[:, None, :] - prototypes[None, :, :], axis=2), axis=1)
+    for k in (1, 5):
+        assert np.allclose(neighbour_distance(z, prototypes, k), exact[:, k - 1])
+
+
+def test_the_familiar_radius_holds_999_in_1000_calibration_cards_of_each_class() -> None:
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(0, 1, (3000, 3)), rng.normal(8, 1, (3000, 3))]).astype(np.float32)
+    y = np.repeat([0, 1], 3000)
+    X_cal = np.concatenate([rng.normal(0, 1, (5000, 3)), rng.normal(8, 1, (5000, 3))]).astype(np.float32)
+    y_cal = np.repeat([0, 1], 5000)
+    exported = {"mean": [4.0, 4.0, 4.0], "scale": [2.0, 2.0, 2.0]}
+    region = training.familiar_region(X, y, X_cal, y_cal, exported, 2, seed=1)
+    assert region == training.familiar_region(X, y, X_cal, y_cal, exported, 2, seed=1)
+    assert [len(p) for p in region["prototypes"]] == [training.FAMILIAR_PROTOTYPES] * 2
+    from vision.cardreader import neighbour_distance
+
+    for index in range(2):
+        z = (X_cal[y_cal == index] - 4.0) / 2.0
+        inside = neighbour_distance(z, np.array(region["prototypes"][index]), region["neighbour"]) \
+            <= region["radius"][index]
+        assert 0.998 <= inside.mean() <= 1.0
+    # Cards of one class lie far outside the other's region.
+    z = (X_cal[y_cal == 1][:100] - 4.0) / 2.0
+    assert (neighbour_distance(z, np.array(region["prototypes"][0]), region["neighbour"]) > region["radius"][0]).all()
+
+
+def test_the_shipped_model_knows_where_its_shading_training_cards_lie(reader: CardReader) -> None:
+    import json
+
+    data = json.loads(Path(__file__).resolve().parents[1].joinpath("models", "card_reader.json").read_text())
+    for name in training.FAMILIAR_ATTRIBUTES:
+        region = data["attributes"][name]["familiar"]
+        assert len(region["prototypes"]) == len(data["attributes"][name]["classes"])
+        assert all(len(p) == training.FAMILIAR_PROTOTYPES for p in region["prototypes"])
+
+
+def test_a_saved_model_keeps_each_row_of_numbers_on_one_line() -> None:
+    import json
+
+    model = {"attributes": {"a": {"coef": [[1.5, -2.0], [3.0, 4.25]], "classes": ["p", "q"], "t": 0.5}}}
+    text = training.model_text(model)
+    assert "[1.5, -2.0]" in text and json.loads(text) == model
+    assert training.model_text(model) == text

@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -78,3 +79,18 @@ def test_in_a_dark_room_wrong_readings_are_still_flagged(recognizer: Recognizer)
             confident_wrong += sum((sure - Counter(truth)).values())
             total += len(truth)
     assert confident_wrong <= 0.02 * total, f"{confident_wrong} of {total} cards read wrong and sure"
+
+
+def test_stripes_a_shaking_camera_blurred_away_are_not_read_solid_and_sure(recognizer: Recognizer) -> None:
+    """The camera moving sideways by 0.6% of the photo's width while the shutter is open (as
+    bench_robustness's "camera shake"): on the errcw `c.jpg` the blur runs across a green
+    striped squiggle's stripes and fills them in, and the shading network read it solid at
+    0.98, its features unlike any solid card it was trained on (`CardReading.unfamiliar`)."""
+    path = shared_dataset("errcw-set-solver") / "boards" / "c.jpg"
+    image = load_photo(path).image
+    length = max(3, int(0.006 * max(image.shape[:2]))) | 1
+    board = recognizer.read_board(cv2.blur(image, (length, 1)))
+    truth = Counter(card for photo, cards in labelled("errcw-set-solver") if photo.name == "c.jpg" for card in cards)
+    sure = Counter(seen.card for seen in board.cards if not seen.uncertain)
+    assert not sure - truth, f"read wrong and sure: {sorted(map(str, sure - truth))}"
+    assert len(board.cards) == sum(truth.values())

@@ -7,6 +7,10 @@ multinomial logistic regression or a one-hidden-layer network, evaluated here wi
 so loading needs no scikit-learn and no unpickling.
 A reading whose confidence (the winning class probability) is below the attribute's calibrated
 threshold is marked uncertain: it is still the best guess, but must not be trusted for a call.
+So is one whose features lie far from every training card of the class it was read as
+(``familiar``: a sample of them and a radius, where the model has them), since there the
+classifier's probability is an extrapolation: a striped card blurred across its stripes by a
+shaking camera is read solid at 0.98, its features unlike any solid card trained on.
 
 Example::
 
@@ -63,6 +67,39 @@ class CardReading:
     blank: bool = field(default=False, compare=False)
     off_centre: bool = field(default=False, compare=False)
     shadowed: bool = field(default=False, compare=False)
+    unfamiliar: bool = field(default=False, compare=False)
+
+
+def neighbour_distance(z: npt.NDArray[np.float64], prototypes: npt.NDArray[np.float64],
+                       neighbour: int) -> npt.NDArray[np.float64]:
+    """For each row of ``z`` (n, k), its Euclidean distance to its ``neighbour``-th nearest row of
+    ``prototypes`` (m, k): (n,). The training code calibrates with this same function."""
+    squared = (np.einsum("ij,ij->i", z, z)[:, None] + np.einsum("ij,ij->i", prototypes, prototypes)[None, :]
+               - 2.0 * (z @ prototypes.T))
+    kth = np.partition(squared, neighbour - 1, axis=1)[:, neighbour - 1]
+    return np.sqrt(np.maximum(kth, 0.0))
+
+
+@dataclass(frozen=True)
+class _Familiar:
+    """Where one attribute's training cards lie, per class: ``prototypes`` (a sample of that
+    class's training cards, standardised as the classifier sees them) and ``radius``, the
+    distance to the ``neighbour``-th nearest prototype within which 99.9% of the calibration
+    cards of that class fall. A card read as a class and farther than that from its
+    prototypes is unlike the cards the classifier learnt that class from."""
+
+    prototypes: tuple[npt.NDArray[np.float64], ...]  # per class, (m, k)
+    radius: npt.NDArray[np.float64]                  # (n_classes,)
+    neighbour: int
+
+    def unfamiliar(self, z: npt.NDArray[np.float64], chosen: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """For standardised features ``z`` (n, k) read as classes ``chosen`` (n,): (n,) bool."""
+        far = np.zeros(len(z), dtype=bool)
+        for index, prototypes in enumerate(self.prototypes):
+            which = chosen == index
+            if which.any():
+                far[which] = neighbour_distance(z[which], prototypes, self.neighbour) > self.radius[index]
+        return far
 
 
 @dataclass(frozen=True)
@@ -76,16 +113,30 @@ class _AttributeModel:
     threshold: float
     hidden_coef: npt.NDArray[np.float64] | None = None       # (h, k)
     hidden_intercept: npt.NDArray[np.float64] | None = None  # (h,)
+    familiar: _Familiar | None = None
+
+    def standardised(self, features: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """This attribute's columns of all features (n, N_FEATURES), standardised: (n, k)."""
+        return (features[:, self.columns] - self.mean) / self.scale
 
     def probabilities(self, features: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Class probabilities float64 (n, n_classes) for all features (n, N_FEATURES)."""
-        z = (features[:, self.columns] - self.mean) / self.scale
+        z = self.standardised(features)
         if self.hidden_coef is not None and self.hidden_intercept is not None:
             z = np.maximum(z @ self.hidden_coef.T + self.hidden_intercept, 0.0)
         logits = z @ self.coef.T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _familiar_from(raw: dict[str, Any]) -> _Familiar:
+    """The JSON form of a `_Familiar` (written by `vision.training.familiar_region`)."""
+    neighbour = int(raw["neighbour"])
+    if neighbour < 1:
+        raise ValueError(f"neighbour {neighbour} < 1")
+    return _Familiar(prototypes=tuple(np.asarray(p, dtype=np.float64) for p in raw["prototypes"]),
+                     radius=np.asarray(raw["radius"], dtype=np.float64), neighbour=neighbour)
 
 
 class CardReader:
@@ -132,6 +183,7 @@ class CardReader:
                     hidden_coef=np.asarray(raw["hidden_coef"], dtype=np.float64) if "hidden_coef" in raw else None,
                     hidden_intercept=(np.asarray(raw["hidden_intercept"], dtype=np.float64)
                                       if "hidden_coef" in raw else None),
+                    familiar=_familiar_from(raw["familiar"]) if "familiar" in raw else None,
                 )
             except (KeyError, TypeError, ValueError) as error:
                 raise ModelError(f"{source}: attribute {name!r} is malformed ({error})") from None
@@ -144,6 +196,11 @@ class CardReader:
             if model.mean.shape != (n,) or model.scale.shape != (n,) or model.coef.shape != (k, inner) \
                     or model.intercept.shape != (k,):
                 raise ModelError(f"{source}: attribute {name!r} arrays have the wrong shapes")
+            familiar = model.familiar
+            if familiar is not None and (len(familiar.prototypes) != k or familiar.radius.shape != (k,)
+                                         or any(p.ndim != 2 or p.shape[1] != n or len(p) < familiar.neighbour
+                                                for p in familiar.prototypes)):
+                raise ModelError(f"{source}: attribute {name!r} familiar region has the wrong shapes")
             models[name] = model
         return cls(models)
 
@@ -198,6 +255,12 @@ class CardReader:
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
         top = {name: p[np.arange(len(p)), best[name]].tolist() for name, p in probabilities.items()}
         chosen = {name: best[name].tolist() for name in best}
+        strange = np.zeros(len(features), dtype=bool)
+        for name, model in self._models.items():
+            if model.familiar is not None:
+                strange |= model.familiar.unfamiliar(model.standardised(np.asarray(features, dtype=np.float64)),
+                                                     best[name])
+        unfamiliar = strange.tolist()
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
         misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
@@ -218,6 +281,6 @@ class CardReader:
             # show under a shadow but not relit features of the shadow: whatever the
             # classifiers make of them, the reading is a guess.
             readings.append(CardReading(card, confidence, min(confidence.values()),
-                                        uncertain or blanks[i] or misplaced[i] or guessed[i], flags[i],
-                                        blanks[i], misplaced[i], shaded[i]))
+                                        uncertain or blanks[i] or misplaced[i] or guessed[i] or unfamiliar[i],
+                                        flags[i], blanks[i], misplaced[i], shaded[i], unfamiliar[i]))
         return readings

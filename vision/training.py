@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import platform
+import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import numpy.typing as npt
 
 from core.cards import COLORS, COUNTS, SHADINGS, SHAPES
 from vision.canonical import CARD_HEIGHT, CARD_WIDTH, resize_crop, warp_card
+from vision.cardreader import neighbour_distance
 from vision.features import FEATURE_GROUPS, FEATURE_NAMES, N_FEATURES, card_features, features_of_cards
 from vision.quad import quad_iou
 from vision.photo_effects import dim_sensor
@@ -97,6 +99,24 @@ SCENE_CALIBRATION_SEEDS = (5_100_000, 150)
 SCENE_TRAIN_QUADS: tuple[str, ...] = ("detected", "true")
 SCENE_CALIBRATION_QUADS: tuple[str, ...] = ("detected",)
 SCENE_CORNER_JITTER = 0.04
+# Attributes whose readings are also checked against where their training cards lie
+# (`familiar_region`, `vision.cardreader._Familiar`): a reading farther from the training cards
+# of its class than 99.9% of the calibration cards of that class is uncertain, however sure the
+# classifier is. Shading only. On the real photos shaken sideways by 0.6% of their width
+# (bench_robustness), the errcw c.jpg's green stripes, blurred away, were read solid at 0.98,
+# 3.79 from the solid training cards (radius 2.57) though 1.49 from the striped ones: flagged
+# now. An outline whose stroke the blur spread inward, read striped, lies among the striped and
+# outline cards alike (0.38, 0.43) and is not. The cost: 3 right readings more flagged under
+# that shake (purple stripes smeared unlike any trained on), 2 under JPEG 30, none of the
+# held-out crops, the errcw crops or the cards of bench and dev scenes 1000-1199, 5000-5119
+# (2 and 3 of those lie outside, all flagged already). The same test on the count features
+# flagged nothing anywhere. 1,000 prototypes per class keep the model file small (the radius is
+# calibrated on the same sample); the 5th neighbour keeps one odd augmented training card from
+# vouching for a region alone.
+FAMILIAR_ATTRIBUTES: tuple[str, ...] = ("shading",)
+FAMILIAR_PROTOTYPES = 1000
+FAMILIAR_NEIGHBOUR = 5
+FAMILIAR_QUANTILE = 99.9
 
 
 @dataclass(frozen=True)
@@ -327,6 +347,31 @@ def stricter_threshold(parts: Sequence[tuple[npt.NDArray[np.float64], npt.NDArra
     return max((choose_threshold(p, y) for p, y in parts if len(y)), default=MAX_THRESHOLD)
 
 
+def familiar_region(X: npt.NDArray[np.float32], y: npt.NDArray[np.int64], X_cal: npt.NDArray[np.float32],
+                    y_cal: npt.NDArray[np.int64], exported: dict[str, Any], n_classes: int,
+                    seed: int = SEED) -> dict[str, Any]:
+    """Where the training cards of one attribute lie, in the JSON form `vision.cardreader`
+    reads: per class, FAMILIAR_PROTOTYPES of its training rows ``X`` (this attribute's columns;
+    labels ``y``), standardised by the ``exported`` model's mean and scale, and the radius: the
+    FAMILIAR_QUANTILE percentile of the calibration rows' distances to their FAMILIAR_NEIGHBOUR-th
+    nearest prototype of their own class. Raises ValueError when a class has no calibration rows."""
+    rng = np.random.default_rng(seed)
+    mean, scale = np.asarray(exported["mean"]), np.asarray(exported["scale"])
+    prototypes, radius = [], []
+    for index in range(n_classes):
+        own = (np.asarray(X[y == index], dtype=np.float64) - mean) / scale
+        calibration = (np.asarray(X_cal[y_cal == index], dtype=np.float64) - mean) / scale
+        if len(calibration) == 0 or len(own) < FAMILIAR_NEIGHBOUR:
+            raise ValueError(f"class {index} has {len(own)} training and {len(calibration)} calibration rows")
+        sample = np.sort(rng.choice(len(own), min(FAMILIAR_PROTOTYPES, len(own)), replace=False))
+        # Rounded as saved, so that the radius is calibrated on the prototypes the reader loads.
+        chosen = np.round(own[sample], 4)
+        distance = neighbour_distance(calibration, chosen, FAMILIAR_NEIGHBOUR)
+        prototypes.append(chosen.tolist())
+        radius.append(float(np.percentile(distance, FAMILIAR_QUANTILE)))
+    return {"neighbour": FAMILIAR_NEIGHBOUR, "radius": radius, "prototypes": prototypes}
+
+
 def library_versions() -> dict[str, str]:
     import sklearn
 
@@ -548,6 +593,10 @@ def train_card_reader(data_dir: Path, progress: ProgressFn[Any] = _identity_prog
         exported[name]["classes"] = list(CLASSES[name])
         exported[name]["threshold"] = stricter_threshold(
             [(models[name].predict_proba(X[:, columns]), y[name]) for X, y in calibration_parts])
+        if name in FAMILIAR_ATTRIBUTES:
+            exported[name]["familiar"] = familiar_region(
+                X_train[:, columns], y_train[name], np.concatenate([X[:, columns] for X, _ in calibration_parts]),
+                np.concatenate([y[name] for _, y in calibration_parts]), exported[name], len(CLASSES[name]), seed)
     model: dict[str, Any] = {
         "format": MODEL_FORMAT,
         "features": list(FEATURE_NAMES),
@@ -624,16 +673,21 @@ def accuracy_report(reader: Any, crops: Sequence[LabelledCrop], progress: Progre
 
 
 def save_model(model: dict[str, Any], out_dir: Path) -> Path:
-    """Write ``model`` as ``out_dir/card_reader.json`` and its model card ``out_dir/README.md``.
-
-    Returns the JSON path. The JSON is written with sorted keys, so the same model gives the
-    same bytes.
-    """
+    """Write ``model`` as ``out_dir/card_reader.json`` (`model_text`) and its model card
+    ``out_dir/README.md``. Returns the JSON path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "card_reader.json"
-    path.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
+    path.write_text(model_text(model))
     (out_dir / "README.md").write_text(model_card(model))
     return path
+
+
+def model_text(model: dict[str, Any]) -> str:
+    """``model`` as JSON text with sorted keys, so that the same model gives the same bytes, and
+    each innermost array of numbers on one line (a line per number would make the familiar
+    regions' prototypes tens of thousands of lines)."""
+    return re.sub(r"\[\n\s*([^\[\]{}\"]*?)\n\s*\]", lambda match: "[" + " ".join(match.group(1).split()) + "]",
+                  json.dumps(model, indent=1, sort_keys=True)) + "\n"
 
 
 def _quads_text(quads: Sequence[str], jitter: float) -> str:
@@ -721,6 +775,18 @@ def model_card(model: dict[str, Any]) -> str:
         raw = model["attributes"][name]
         tried = ", ".join(f"{s['seed']} ({s['confident_wrong']})" for s in starts.get(name, [])) or "one fit (convex)"
         lines.append(f"| {name} | {', '.join(raw['classes'])} | {raw['threshold']:.3f} | {tried} |")
+    familiar = [name for name in ATTRIBUTES if "familiar" in model["attributes"][name]]
+    if familiar:
+        lines += ["", "A reading is also uncertain when its features lie far from every training card of the",
+                  "class read (`CardReading.unfamiliar`): per class, a sample of its training cards",
+                  "(standardised as the classifier sees them) and a radius, the distance to the k-th nearest",
+                  f"of them within which {FAMILIAR_QUANTILE}% of the calibration cards of that class fall",
+                  "(`vision/training.py: FAMILIAR_ATTRIBUTES`, where the choice is measured):", "",
+                  "| attribute | prototypes per class | k | radius per class |", "|---|---|---|---|"]
+        for name in familiar:
+            region = model["attributes"][name]["familiar"]
+            radii = ", ".join(f"{c} {r:.2f}" for c, r in zip(model["attributes"][name]["classes"], region["radius"]))
+            lines.append(f"| {name} | {len(region['prototypes'][0])} | {region['neighbour']} | {radii} |")
     lines += ["", "Features, in order: " + ", ".join(f"`{f}`" for f in model["features"]) + ".", "",
               "Each attribute's classifier sees only its own group of them:", ""]
     lines += [f"- {name}: " + ", ".join(f"`{f}`" for f in model["attributes"][name]["features"])
