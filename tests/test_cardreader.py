@@ -570,7 +570,7 @@ def test_the_familiar_radius_holds_999_in_1000_calibration_cards_of_each_class()
     assert (neighbour_distance(z, np.array(region["prototypes"][0]), region["neighbour"]) > region["radius"][0]).all()
 
 
-def test_the_shipped_model_knows_where_its_shading_training_cards_lie(reader: CardReader) -> None:
+def test_the_shipped_model_knows_where_its_shading_training_cards_lie() -> None:
     import json
 
     data = json.loads(Path(__file__).resolve().parents[1].joinpath("models", "card_reader.json").read_text())

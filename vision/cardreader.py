@@ -255,11 +255,11 @@ class CardReader:
         best = {name: p.argmax(axis=1) for name, p in probabilities.items()}
         top = {name: p[np.arange(len(p)), best[name]].tolist() for name, p in probabilities.items()}
         chosen = {name: best[name].tolist() for name in best}
+        as_float = np.asarray(features, dtype=np.float64)
         strange = np.zeros(len(features), dtype=bool)
         for name, model in self._models.items():
             if model.familiar is not None:
-                strange |= model.familiar.unfamiliar(model.standardised(np.asarray(features, dtype=np.float64)),
-                                                     best[name])
+                strange |= model.familiar.unfamiliar(model.standardised(as_float), best[name])
         unfamiliar = strange.tolist()
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
