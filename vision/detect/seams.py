@@ -1,6 +1,6 @@
-"""Two cards taken for one: a quad crossed through its middle by a thin straight seam is split there
-(`SeamSplitter`), and a quad of two cards' size whose halves are two card faces is halved
-(`doubles_halved`).
+"""Two or three cards taken for one: a quad crossed through its middle by a thin straight seam, or
+by two a third of the way along from either end, is split there (`SeamSplitter`), and a quad of
+two cards' size whose halves are two card faces is halved (`doubles_halved`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ class SeamSplitter:
     them (two cards end to end, squeezed) or when they lie side by side (1.28 long for its
     width, a card seen a little from the side); their seam shows only as a thin line. A quad
     crossed near its middle by a thin dark straight line that runs to both its sides, with
-    blank paper along both sides of the line and card-like halves, is two cards.
+    blank paper along both sides of the line and card-like halves, is two cards. Three cards in
+    a row (a grid's column of cards lying sideways is as long for its width as one card) are
+    crossed so a third of the way along from either end, and each piece shows a card's face.
 
     Each candidate is looked at once, however often the search settles its candidates.
     """
@@ -31,8 +33,8 @@ class SeamSplitter:
         self.pieces: dict[int, tuple[CardQuad, list[CardQuad]]] = {}
 
     def split(self, candidates: list[CardQuad]) -> list[CardQuad]:
-        """``candidates`` with every quad that is two touching cards replaced by the two, and
-        so on down: a block of four by the four."""
+        """``candidates`` with every quad that is two or three touching cards replaced by them,
+        and so on down: a block of four by the four."""
         result = []
         for candidate in candidates:
             known = self.pieces.get(id(candidate))
@@ -45,7 +47,7 @@ class SeamSplitter:
     def _pieces(self, candidate: CardQuad) -> list[CardQuad]:
         pieces = [candidate]
         for _ in range(4):  # (a block of 4 x 4 cards halves four times)
-            halves = [None if piece.partial else _halves_at_seam(piece, self.maps.darkest, self.maps.image)
+            halves = [None if piece.partial else _cards_at_seams(piece, self.maps.darkest, self.maps.image)
                       for piece in pieces]
             if not any(halves):
                 break
@@ -53,44 +55,96 @@ class SeamSplitter:
         return pieces
 
 
-def _halves_at_seam(card: CardQuad, darkest: npt.NDArray[np.uint8],
+def _cards_at_seams(card: CardQuad, darkest: npt.NDArray[np.uint8],
                     image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
-    """The two cards ``card`` is, split at a seam (see `SeamSplitter`), or None."""
+    """The two or three cards ``card`` is, split at its seams (see `SeamSplitter`), or None."""
     steps = card.corners[NEXT] - card.corners
     sides = np.hypot(steps[:, 0], steps[:, 1]).tolist()
+    flats = []
     for turn in (0, 1):
         corners = np.roll(card.corners, -turn, axis=0)  # the seam runs along side 0
         width = int(round(max(sides[turn], sides[turn + 2])))
         height = int(round(max(sides[turn + 1], sides[(turn + 3) % 4])))
-        if width < 12 or height < 24:
+        if width >= 12 and height >= 24:
+            # (Three cards in a row are over 1.9 times as long as they are wide: their seams
+            # cross the longer sides.)
+            flats.append(_Flat(corners, width, height, darkest, thirds=height >= width))
+    for flat in flats:
+        seam = flat.seam(_MIDDLE_BAND)
+        if seam is not None:
+            halves = _pieces_between(card, flat.corners, [seam], image)
+            if halves is not None:
+                return halves
+    for flat in flats:
+        if not flat.thirds:
             continue
-        # Only the middle rows of the quad warped flat, where a seam may run, are looked at.
-        top, bottom = _seam_band(height)
-        target = np.float32([[0, -top], [width - 1, -top], [width - 1, height - 1 - top],
-                             [0, height - 1 - top]])
-        matrix = cv2.getPerspectiveTransform(corners, target)
-        band = cv2.warpPerspective(darkest, matrix, (width, bottom - top), flags=cv2.INTER_LINEAR)
-        row = _seam_row(band, height, top)
-        if row is None:
+        first = flat.seam(_THIRD_BANDS[0])
+        second = flat.seam(_THIRD_BANDS[1]) if first is not None else None
+        if first is None or second is None:
             continue
-        row_ends = np.float32([[[0, row[0]], [width - 1, row[1]]]])
-        start, end = cv2.perspectiveTransform(row_ends, np.linalg.inv(matrix))[0]
-        halves = []
-        for outline in ([corners[0], corners[1], end, start], [start, end, corners[2], corners[3]]):
-            quad = order_corners(np.array(outline, np.float32))
-            if not MIN_ASPECT <= aspect(quad) <= MAX_ASPECT:
-                break
-            paper, colour, ink = paper_fraction(image, quad)
-            if paper < 0.6:
-                break
-            halves.append(CardQuad(quad, False, score=card.score, paper=colour, ink=ink, guess=card.guess))
-        if len(halves) == 2:
-            return halves
+        seams = [first, second]
+        thirds = _pieces_between(card, flat.corners, seams, image)
+        # Three cards show three cards' faces (or, a block of three rows of cards, split at
+        # seams again), and the whole no card's: a cable across one card, or a quad laid
+        # half over two, leaves pieces with parts of symbols, or none.
+        if (thirds is not None and card_face(image, card.corners) is None
+                and all(card_face(image, third.corners) is not None
+                        or _cards_at_seams(third, darkest, image) is not None for third in thirds)):
+            return thirds
     return None
 
 
-# A seam is looked for between these fractions of a quad's height.
-_SEAM_BAND = (0.4, 0.6)
+class _Flat:
+    """The rows of a quad (``corners``, turned so that side 0 runs along a seam; ``width`` by
+    ``height`` pixels) warped flat from the darkest channel where a seam may run: those of
+    the middle band, and with ``thirds`` those of the bands a third of the way along too,
+    warped once."""
+
+    def __init__(self, corners: npt.NDArray[np.float32], width: int, height: int,
+                 darkest: npt.NDArray[np.uint8], thirds: bool) -> None:
+        self.corners, self.height, self.thirds = corners, height, thirds
+        self.top, bottom = _seam_band(height, (_THIRD_BANDS[0][0], _THIRD_BANDS[-1][1]) if thirds else _MIDDLE_BAND)
+        target = np.float32([[0, -self.top], [width - 1, -self.top], [width - 1, height - 1 - self.top],
+                             [0, height - 1 - self.top]])
+        self.matrix = cv2.getPerspectiveTransform(corners, target)
+        self.rows = cv2.warpPerspective(darkest, self.matrix, (width, bottom - self.top), flags=cv2.INTER_LINEAR)
+
+    def seam(self, band_range: tuple[float, float]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None:
+        """The ends, in the image, of a seam across the quad between the fractions
+        ``band_range`` of its height, from side 3 to side 1; or None."""
+        top, bottom = _seam_band(self.height, band_range)
+        row = _seam_row(self.rows[top - self.top:bottom - self.top], self.height, top, band_range)
+        if row is None:
+            return None
+        width = self.rows.shape[1]
+        offset = top - self.top  # (``row`` counts from the band's first row)
+        row_ends = np.float32([[[0, row[0] + offset], [width - 1, row[1] + offset]]])
+        start, end = cv2.perspectiveTransform(row_ends, np.linalg.inv(self.matrix))[0]
+        return start, end
+
+
+def _pieces_between(card: CardQuad, corners: npt.NDArray[np.float32],
+                    seams: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
+                    image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
+    """The pieces of ``card`` (``corners`` turned as for `_seam_across`) between its ``seams``
+    (in order from side 0), where each has a card's proportions and a paper margin; else None."""
+    lines = [(corners[0], corners[1]), *seams, (corners[3], corners[2])]
+    pieces = []
+    for (start, end), (next_start, next_end) in zip(lines, lines[1:]):
+        quad = order_corners(np.array([start, end, next_end, next_start], np.float32))
+        if not MIN_ASPECT <= aspect(quad) <= MAX_ASPECT:
+            return None
+        paper, colour, ink = paper_fraction(image, quad)
+        if paper < 0.6:
+            return None
+        pieces.append(CardQuad(quad, False, score=card.score, paper=colour, ink=ink, guess=card.guess))
+    return pieces
+
+
+# A seam is looked for between these fractions of a quad's height: near its middle (two
+# cards), else two, near a third of the way along from either end (three cards in a row).
+_MIDDLE_BAND = (0.4, 0.6)
+_THIRD_BANDS = ((0.27, 0.39), (0.61, 0.73))
 # The dark line is found as a row darker than the rows this many pixels off (a row off either
 # way counted too); it may run this many pixels slanted across the quad; and the rows this far
 # off it, at least, must be blank paper.
@@ -101,17 +155,20 @@ _SEAM_GAP = 3
 _SEAM_SHOULDER = 3
 
 
-def _seam_band(height: int) -> tuple[int, int]:
-    """The rows [top, bottom) of a quad warped to ``height`` rows that `_seam_row` looks at."""
+def _seam_band(height: int, band_range: tuple[float, float]) -> tuple[int, int]:
+    """The rows [top, bottom) of a quad warped to ``height`` rows that `_seam_row` looks at
+    for a seam between the fractions ``band_range`` of its height."""
     margin = _SEAM_SLANT + max(_SEAM_GAP, int(round(0.02 * height))) + _SEAM_SHOULDER + _SEAM_REACH + 1
-    return (max(0, int(_SEAM_BAND[0] * height) - margin),
-            min(height, int(_SEAM_BAND[1] * height) + 1 + margin))
+    return (max(0, int(band_range[0] * height) - margin),
+            min(height, int(band_range[1] * height) + 1 + margin))
 
 
-def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float, float] | None:
+def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int,
+              band_range: tuple[float, float]) -> tuple[float, float] | None:
     """Where a thin dark straight line crosses a quad warped flat to ``height`` rows (darkest
     channel; ``band`` holds its rows `_seam_band` from ``top``) from its left side to its
-    right, near its middle: its rows of ``band`` at the left and right ends."""
+    right, between the fractions ``band_range`` of its height: its rows of ``band`` at the
+    left and right ends."""
     width = band.shape[1]
     # Smoothing along the rows keeps a line along them and evens out noise.
     smooth = cv2.blur(band, (max(3, (width // 12) | 1), 1)).astype(np.int16)
@@ -122,9 +179,9 @@ def _seam_row(band: npt.NDArray[np.uint8], height: int, top: int) -> tuple[float
     margin = max(2, int(0.15 * width))
     gap = max(_SEAM_GAP, int(round(0.02 * height)))
     # Every line from row r at the left to r + k at the right (|k| <= 3 pixels: cards not
-    # quite in line) through the middle fifth of the quad: (lines, width) row indices of
+    # quite in line) through the band looked at: (lines, width) row indices of
     # ``band``.
-    rows = np.arange(int(_SEAM_BAND[0] * height), int(_SEAM_BAND[1] * height) + 1) - top
+    rows = np.arange(int(band_range[0] * height), int(band_range[1] * height) + 1) - top
     # (Most quads, single cards, show no dark line at all in their margins there.)
     near = dark[max(0, rows[0] - reach - _SEAM_SLANT):rows[-1] - reach + _SEAM_SLANT + 1]
     if min(near[:, :margin].any(axis=0).mean(), near[:, -margin:].any(axis=0).mean()) <= 0.6:
