@@ -580,6 +580,21 @@ def test_columns_of_three_touching_cards_lying_sideways_are_split_at_their_seams
     assert detected <= 13
 
 
+def test_a_block_of_touching_cards_holding_cards_faces_is_no_card() -> None:
+    # Touching-layout scene 20073 (light wood, a grid of 16 touching cards): two quads of a
+    # pair of rows each were kept as cards, the typical size theirs, so the cards found inside
+    # them were taken for symbols: 4 cards found.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(20073, 16, size=(960, 720), table="light-wood", effects=1.0,
+                                  layout="touching")
+    expected = [np.array(c["corners"], np.float32) for c in truth["cards"] if c["visible_fraction"] >= 0.5]
+    detected = find_cards(image)
+    found = sum(max((quad_iou(c.corners, e) for c in detected), default=0.0) > 0.5 for e in expected)
+    assert found >= 8
+
+
 def test_a_card_a_cable_cuts_in_two_is_found_whole() -> None:
     # A dark cable across a card cuts its paper into two pieces, neither card-like; the five
     # cards round it are found as usual.

@@ -115,6 +115,14 @@ def merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
             # halves of a block of two cards are half its size, and may show no symbols when
             # blurred.)
             card_sized = [j for j in card_sized if not (kept[j].area < 0.25 * quad.area and blank(kept[j]))]
+        if (len(card_sized) < 2 and len(inside) >= 2 and not close_up and image is not None
+                and card_face(image, quad.corners) is None):
+            # A block of touching cards found first sets the typical size, and its cards look
+            # small beside it: those inside it showing a card's face are cards all the same,
+            # where it shows no card's face (touching scene 20073, a grid of 16 cards: 4 found,
+            # 8 with this).
+            card_sized += [j for j in inside if j not in card_sized and kept[j].area > _FACE_IN_BLOCK * quad.area
+                           and card_face(image, kept[j].corners) is not None]
         if len(card_sized) >= 2:
             dropped.add(i)
             blocks.append(quad)
@@ -142,6 +150,9 @@ def merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     return merged
 
 
+# A quad inside a block showing a card's face is a card from this fraction of the block's area
+# (a block of 4 x 4 cards).
+_FACE_IN_BLOCK = 0.05
 # Two or more pieces of a card cover at least this fraction of it.
 _COVERING_PIECES = 0.7
 
