@@ -326,7 +326,7 @@ def _washed_out(quads: list[CardQuad]) -> list[bool]:
     """For each quad, whether a glare washes its card out: its paper clipped white and its
     symbols far fainter than the other cards' (errcw `a.jpg` under a lamp's glare: a purple
     solid squiggle washed pale was read striped, at 0.99 by the reader rebuilt on 2026-12-07
-    in the evening, just under the confidence threshold by the one before). Such a card's
+    from 03:24, just under the confidence threshold by the one before). Such a card's
     shading and colour are guesses, whatever the reader's confidence."""
     whole = [quad for quad in quads if not quad.partial]
     if len(whole) < 3:
