@@ -126,7 +126,7 @@ class _Flat:
 def _pieces_between(card: CardQuad, corners: npt.NDArray[np.float32],
                     seams: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
                     image: npt.NDArray[np.uint8]) -> list[CardQuad] | None:
-    """The pieces of ``card`` (``corners`` turned as for `_seam_across`) between its ``seams``
+    """The pieces of ``card`` (``corners`` turned as for `_Flat`) between its ``seams``
     (in order from side 0), where each has a card's proportions and a paper margin; else None."""
     lines = [(corners[0], corners[1]), *seams, (corners[3], corners[2])]
     pieces = []
