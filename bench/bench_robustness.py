@@ -32,7 +32,7 @@ from core import Card, find_sets
 from setfinder.progress import progress
 from vision.imageio import load_photo
 from vision.overlay import draw_board
-from vision.photo_effects import dim_sensor
+from vision.photo_effects import dim_sensor, lamp_glare
 
 Image = npt.NDArray[np.uint8]
 
@@ -93,15 +93,6 @@ def _camera_shake(image: Image) -> Image:
     return cv2.blur(image, (length, 1))
 
 
-def _glare(image: Image) -> Image:
-    """A lamp's reflection off a glossy table: a bright spot a third of the photo across, right
-    of the middle, washing out the cards under it."""
-    height, width = image.shape[:2]
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    spot = np.exp(-(((xs - 0.6 * width) / (0.15 * width)) ** 2 + ((ys - 0.45 * height) / (0.12 * height)) ** 2))
-    return _display(_linear(image) + 0.8 * spot[..., None])
-
-
 def _table_colour(image: Image) -> tuple[float, ...]:
     """The median colour of the photo's edge, to fill what a change brings into view with
     (smearing the edge outwards would draw pale streaks up to the cards)."""
@@ -148,7 +139,7 @@ VARIANTS: dict[str, Callable[[Image], Image]] = {
     "dim, noisy": _dim_and_noisy,
     "dark room": _dark_room,
     "uneven light": _uneven,
-    "glare spot": _glare,
+    "glare spot": lamp_glare,
     "out of focus": _blurred,
     "camera shake": _camera_shake,
     "JPEG quality 30": _compressed,

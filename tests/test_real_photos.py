@@ -20,7 +20,7 @@ from tests.conftest import shared_dataset
 from vision.canonical import warp_card
 from vision.cardreader import DEFAULT_MODEL_PATH
 from vision.imageio import load_photo
-from vision.photo_effects import dim_sensor
+from vision.photo_effects import dim_sensor, lamp_glare
 from vision.recognize import Recognizer
 
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(),
@@ -106,21 +106,15 @@ def test_stripes_a_shaking_camera_blurred_away_are_not_read_solid_and_sure(recog
 
 
 def test_under_a_lamps_glare_no_card_is_read_wrong_and_sure(recognizer: Recognizer) -> None:
-    """A lamp's reflection a third of the photo across (as bench_robustness's "glare spot"):
-    the cards at its peak are washed out, their paper clipped white. On the errcw `a.jpg` a
-    purple solid squiggle washed pale was read striped at 0.99, and the board was called "no
-    SET"; a card whose paper is clipped and whose ink is far fainter than the other cards' is
-    uncertain (`vision.recognize._washed_out`)."""
+    """A lamp's reflection a third of the photo across (`lamp_glare`, bench_robustness's
+    "glare spot"): the cards at its peak are washed out, their paper clipped white. On the
+    errcw `a.jpg` a purple solid squiggle washed pale was read striped at 0.99, and the board
+    was called "no SET"; a card whose paper is clipped and whose ink is far fainter than the
+    other cards' is uncertain (`vision.recognize._washed_out`)."""
     confident_wrong = total = 0
     for dataset in ("set-photos", "errcw-set-solver"):
         for path, truth in labelled(dataset):
-            image = load_photo(path).image
-            height, width = image.shape[:2]
-            ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-            spot = np.exp(-(((xs - 0.6 * width) / (0.15 * width)) ** 2 + ((ys - 0.45 * height) / (0.12 * height)) ** 2))
-            linear = (image.astype(np.float32) / 255.0) ** 2.2 + 0.8 * spot[..., None]
-            glared = (np.clip(linear, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
-            board = recognizer.read_board(glared)
+            board = recognizer.read_board(lamp_glare(load_photo(path).image))
             sure = Counter(seen.card for seen in board.cards if not seen.uncertain)
             confident_wrong += sum((sure - Counter(truth)).values())
             total += len(truth)

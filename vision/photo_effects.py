@@ -195,6 +195,17 @@ def dim_sensor(image: npt.NDArray[np.uint8], rng: np.random.Generator, *, exposu
     return (np.clip(noisy / exposure * brightness, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
 
 
+def lamp_glare(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """``image`` (BGR uint8) under a lamp's reflection off a glossy table: a bright spot a third
+    of the photo across, right of the middle, added in linear light (peak +0.8 of full scale),
+    washing out the cards under it. Returns BGR uint8 of ``image``'s shape."""
+    height, width = image.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    spot = np.exp(-(((xs - 0.6 * width) / (0.15 * width)) ** 2 + ((ys - 0.45 * height) / (0.12 * height)) ** 2))
+    linear = (image.astype(np.float32) / 255.0) ** 2.2 + 0.8 * spot[..., None]
+    return (np.clip(linear, 0.0, 1.0) ** (1 / 2.2) * 255.0 + 0.5).astype(np.uint8)
+
+
 def _tone_curve() -> npt.NDArray[np.uint8]:
     """uint8 output for radiance in quarter steps 0.._TONE_MAX: linear up to 200, then a soft
     shoulder that reaches 255 near radiance 400."""
