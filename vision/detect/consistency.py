@@ -127,7 +127,8 @@ def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
     return [c for c in cards if not (c.guess and not c.partial and c.area < 0.3 * min(plain_areas))]
 
 
-def without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[CardQuad]:
+def without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8],
+                          pattern_seen: bool = False) -> list[CardQuad]:
     """``cards`` without the whole guesses that show no symbol where those are many beside
     three or more cards that show symbols: a pattern of the table (the pale cells of a checked
     cloth as large as the cards, or larger).
@@ -135,12 +136,16 @@ def without_blank_pattern(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -
     A card may show no symbol for many reasons (a hand over it, an outline a little off, small
     and dim): only many blank ones at once are a pattern. (Where fewer than three cards show
     symbols, the reader drops the blank ones: `vision.recognize`, which looks at every face.)
+    Where the search has already seen the table's cells outlined as cards (``pattern_seen``),
+    any blank guess is one more of them, and so is a blank quad the frame cuts.
     """
-    guesses = [c for c in cards if c.guess and not c.partial]
-    if len(guesses) < BLANK_PATTERN:
+    threshold = 1 if pattern_seen else BLANK_PATTERN
+    guesses = [c for c in cards if (c.guess and not c.partial)
+               or (pattern_seen and c.partial and not card_shows_symbols(image, c, cut_by_frame=True))]
+    if len(guesses) < threshold:
         return cards
-    blank = {id(c) for c in guesses if not card_shows_symbols(image, c)}
-    if len(blank) < BLANK_PATTERN:
+    blank = {id(c) for c in guesses if not card_shows_symbols(image, c, cut_by_frame=c.partial)}
+    if len(blank) < threshold:
         return cards
     # (A look at a face costs a warp: the plain cards are looked at until three show symbols.)
     showing = len(guesses) - len(blank)

@@ -44,7 +44,15 @@ def merge_overlapping(candidates: list[CardQuad], image_area: float = np.inf,
     kept: list[CardQuad] = []
     covering_kept: list[CardQuad] = []
     for candidate in sorted(candidates, key=lambda q: -preference(q)):
-        if any(centers_close(k, candidate) and iou_estimate(k, candidate) > 0.5 for k in kept):
+        same_place = [i for i, k in enumerate(kept) if centers_close(k, candidate) and iou_estimate(k, candidate) > 0.5]
+        if same_place:
+            # A card found from its symbols that a plain outline agrees with is kept as that
+            # plain card: a guess never sets the typical card (dev 5278: a card's plain outline
+            # lost to the one its symbols gave, and too few plain cards were left to show
+            # the table's perspective; the near card, twice the far ones' size, was dropped).
+            first = kept[same_place[0]]
+            if first.from_symbols and not candidate.guess and iou_estimate(first, candidate) > 0.8:
+                kept[same_place[0]] = candidate
             continue
         # (A quad over twice the typical card is no card: it hides no card found from its
         # symbols lying on it.)

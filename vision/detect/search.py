@@ -13,10 +13,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.canonical import warp_card
 from vision.detect.blobs import quads_in_mask
 from vision.detect.candidate import (CardQuad, Region, holds_several, iou_estimate, lies_inside, overlap_pixels,
                                      overlaps, plain_unless_few, rescaled, size_mismatch)
-from vision.detect.consistency import (judged_by_symbols, keep_consistent, without_blank_pattern,
+from vision.detect.consistency import (BLANK_PATTERN, judged_by_symbols, keep_consistent, without_blank_pattern,
                                        without_table_patches)
 from vision.detect.covered import covered_cards
 from vision.detect.edges import tightened_cards
@@ -28,6 +29,7 @@ from vision.detect.perspective import typical_area_model
 from vision.detect.pieces import pieces_joined
 from vision.detect.seams import SeamSplitter, doubles_halved
 from vision.detect.symbols import cards_from_symbols, cards_from_symbols_alone
+from vision.features import segment_inks, shows_symbols
 from vision.quad import grow_quad, short_side
 
 
@@ -138,11 +140,12 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
     def finished() -> list[CardQuad]:
         if cut_candidates:
             settled(final=True)
-        final = without_blank_pattern(judged_by_symbols(merged, kept, small), small)
+        final = without_blank_pattern(judged_by_symbols(merged, kept, small), small, pattern_seen)
         final = pieces_joined(doubles_halved(final, small), small)
         return rescaled(tightened_cards(final, maps.whiteness, small), scale)
 
     region: Region | None = None  # where the later steps look; None: everywhere
+    pattern_seen = False  # whether the table's pale cells were outlined as cards
     for index, (mask, inset, guess) in enumerate(maps.candidate_masks()):
         if not guess:
             add(quads_in_mask(mask, maps, candidates, inset, region=region))
@@ -173,10 +176,19 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
     cards = settled()
     # A table as pale as the cards' paper (pale stripes) may outline no card in any map: then
     # the cards are looked for from their symbols alone.
-    if from_symbols_alone and sum(not card.partial for card in cards) < 3:
-        alone = cards_from_symbols_alone(cards, small, maps)
+    # So may one whose pale cells the maps outline as cards: those show no symbols.
+    pattern = _pattern_unless_three_show_symbols(cards, small) if from_symbols_alone else []
+    if from_symbols_alone and sum(not card.partial for card in cards) - len(pattern) < 3:
+        alone = cards_from_symbols_alone([card for card in cards if not any(card is cell for cell in pattern)],
+                                         small, maps)
         if alone:
-            candidates[:] = [quad for quad in candidates if not holds_several(quad, alone)]
+            # (Many cells at once: a blank quad or two may be blocks of touching cards.)
+            pattern_seen = len(pattern) >= BLANK_PATTERN
+            # (The cells give way to the cards: a pattern's cells are no candidates at all.
+            # Only the cells themselves: a cell outlined half over a card overlaps the card's
+            # own candidate, dev 5278.)
+            candidates[:] = [quad for quad in candidates if not holds_several(quad, alone)
+                             and not any(iou_estimate(quad, cell) > 0.9 for cell in pattern)]
             candidates.extend(alone)
             cards = settled()
     # The cards found so far show what this deck's paper looks like under this light: a map of
@@ -247,6 +259,25 @@ def _find_at_scale(image: npt.NDArray[np.uint8], scale: float, from_symbols_alon
             candidates.extend(covered)
             cards = settled()
     return finished()
+
+
+def _pattern_unless_three_show_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8]
+                                       ) -> list[CardQuad]:
+    """The whole ``cards`` whose faces show no printed symbol, where fewer than three show
+    one; else none.
+
+    Then those are a pattern of the table, not cards: on a checked cloth whose pale cells are
+    as bright as the paper, the maps outline cells (as many as 18 in fresh 6105), so three
+    cards or more seemed found and the cards were not looked for from their symbols; and the
+    cells, setting the typical card, hid the cards that other steps found. (The plain cards
+    are looked at first, three at once: on most tables those show symbols, and that is all the
+    look costs, about 1.5 ms.)"""
+    whole = sorted((card for card in cards if not card.partial), key=lambda card: (card.guess, -card.score))
+    shown = [shows_symbols(face) for face in segment_inks([warp_card(image, card.corners) for card in whole[:3]])]
+    if sum(shown) < 3 and len(whole) > 3:
+        shown += [shows_symbols(face) for face in segment_inks([warp_card(image, card.corners)
+                                                                 for card in whole[3:]])]
+    return [] if sum(shown) >= 3 else [card for card, showing in zip(whole, shown) if not showing]
 
 
 def _outside_cards(cards: list[CardQuad], shape: tuple[int, ...]) -> npt.NDArray[np.uint8]:
