@@ -493,6 +493,37 @@ def test_a_card_outlined_a_quarter_turn_off_is_read_turned(name: str, width: int
     assert [str(seen.card) for seen in board.cards] == [name]
 
 
+
+def test_a_quarter_turn_that_shows_no_symbol_is_not_taken() -> None:
+    # Half of a large card lying sideways outlined as a card (generated close-up 13015): as it
+    # lies, the reader sees symbols, off true, and is 0.53 sure of them; turned a quarter it
+    # sees none, and was as sure (0.52) of that guess, so the turn was taken, and the card,
+    # now blank, dropped as no card. A turn that loses every symbol is no better reading.
+    from tests.test_detect import card_corners
+    from vision.detect import CardQuad
+    from vision.quad import order_corners
+    from vision.recognize import Recognizer
+
+    as_it_lies = CardReading(Card.parse("2 red outline oval"), {}, 0.53, True, sideways=True)
+    turned = CardReading(Card.parse("2 red outline squiggle"), {}, 0.60, True, blank=True)
+
+    class ReaderSeeingSymbolsOnlyAsItLies:
+        thresholds: dict[str, float] = {}
+        calls = 0
+
+        def read(self, cards: list[np.ndarray]) -> list[CardReading]:
+            self.calls += 1
+            return [as_it_lies if self.calls == 1 else turned for _ in cards]
+
+    recognizer = Recognizer(ReaderSeeingSymbolsOnlyAsItLies())  # type: ignore[arg-type]
+    image = np.full((400, 480, 3), 200, np.uint8)
+    corners = order_corners(card_corners(240, 200, 0, width=100, height=156))
+    quad = CardQuad(corners, partial=False, score=1.0)
+    board, quads, _ = recognizer.read_board_at(image, [quad])
+    assert [str(seen.card) for seen in board.cards] == ["2 red outline oval"]
+    np.testing.assert_array_equal(quads[0].corners, corners)
+
+
 def _two_feature_reader(familiar: dict | None) -> CardReader:
     """The shipped model with its shading read from two features only (inside_ink and
     inside_over_stroke, unscaled, by a linear layer), and ``familiar`` as its region."""

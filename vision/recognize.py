@@ -108,7 +108,9 @@ class Recognizer:
                              ) -> tuple[list[CardQuad], list[CardReading]]:
         """Re-read, a quarter turn round, the cards whose symbols say they were warped sideways
         (``CardReading.sideways``, from the reader's own ink blobs), and keep the turn when its
-        symbols lie as symbols should, or the reader is at least as sure of it.
+        symbols lie as symbols should, or the reader is at least as sure of it and still sees
+        a symbol (a turn that shows none, as half of a large card outlined does, is no better
+        reading: taken, the card would be dropped as blank).
 
         A card warped sideways is read with surety as often as not: its side symbols lie off
         the face's centre line and are dropped as stains, and the middle one, stood on end,
@@ -123,7 +125,9 @@ class Recognizer:
         second = self.reader.read([warp_card(image, quad.corners) for quad in candidates])
         for i, quad, reading in zip(turned, candidates, second):
             lies_across = not reading.sideways and not reading.blank
-            if lies_across or reading.confidence >= readings[i].confidence - 0.02:
+            loses_symbols = reading.blank and not readings[i].blank
+            if lies_across or (reading.confidence >= readings[i].confidence - 0.02
+                               and not loses_symbols):
                 quads[i], readings[i] = quad, reading
         return quads, readings
 
