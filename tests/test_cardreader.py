@@ -493,7 +493,6 @@ def test_a_card_outlined_a_quarter_turn_off_is_read_turned(name: str, width: int
     assert [str(seen.card) for seen in board.cards] == [name]
 
 
-
 def test_a_quarter_turn_that_shows_no_symbol_is_not_taken() -> None:
     # Half of a large card lying sideways outlined as a card (generated close-up 13015): as it
     # lies, the reader sees symbols, off true, and is 0.53 sure of them; turned a quarter it
