@@ -27,7 +27,8 @@ window would:
    (and boards dropped as stale: read from a frame older than one already shown), skipped
    frames, latency from the arrival of the frame behind the shown answer to the answer being
    drawn, CPU time of all processes, and, after each hand leaves the table, the time until
-   the right board is shown;
+   the right board is shown, and each wrong board shown from 0.5 s on, with what it gets
+   wrong;
 3. during those runs (``--minutes`` each), resident memory (RSS) of this process and of the
    reading processes, sampled every 10 seconds.
 
@@ -295,6 +296,19 @@ def is_right(board: Any, truth: dict[str, Any]) -> bool:
         and sorted(s.card for s in board.cards if not s.partial) == sorted(cards_on_table(truth))
 
 
+def board_difference(board: Any, truth: dict[str, Any]) -> str:
+    """What a shown board gets wrong against one frame's truth: the cards lying on the table it
+    does not show, and the whole cards it shows that are not there (``?``: shown uncertain)."""
+    if board is None:
+        return "no board"
+    lying = {str(card) for card in cards_on_table(truth)}
+    whole = [seen for seen in board.cards if not seen.partial]
+    missing = sorted(lying - {str(seen.card) for seen in whole})
+    extra = sorted(f"{seen.card}{'?' if seen.uncertain else ''}" for seen in whole if str(seen.card) not in lying)
+    parts = [f"lacks {', '.join(missing)}" if missing else "", f"shows {', '.join(extra)}" if extra else ""]
+    return "; ".join(part for part in parts if part) or "the SETs differ"
+
+
 def after_hand_phases(truths: list[dict[str, Any]]) -> dict[int, int]:
     """For each rendered frame in a steady phase that follows a hand (the SET taken, three
     dealt): the rendered frame where that phase began."""
@@ -332,6 +346,8 @@ def run_camera(recognizer: Recognizer | StreamRecognizer, frames: list[np.ndarra
     phases_seen: list[int] = []
     checked = correct = changes = after_right = 0
     last_version: int | None = None
+    # Each wrong board shown from 0.5 s into a phase: frames shown, what it gets wrong.
+    wrong_boards: dict[tuple[int, int], tuple[int, str]] = {}
     start = time.perf_counter()
     next_sample = sample_every
 
@@ -352,6 +368,10 @@ def run_camera(recognizer: Recognizer | StreamRecognizer, frames: list[np.ndarra
             if index - phase_start >= 15:
                 checked += 1
                 correct += right
+                if not right:
+                    wrong_boards[(phase_start, result.steady.version)] = (
+                        wrong_boards.get((phase_start, result.steady.version), (0, ""))[0] + 1,
+                        board_difference(result.steady.board, truths[rendered]))
             if phase_start in updates:  # the right board is up: count what changes after it
                 after_right += 1
                 changes += last_version is not None and result.steady.version != last_version
@@ -374,7 +394,8 @@ def run_camera(recognizer: Recognizer | StreamRecognizer, frames: list[np.ndarra
             "stale": summary.stale, "cpu_percent": 100.0 * cpu / summary.seconds, "idle": idle,
             "latency": list(latencies), "samples": samples, "load_before": load_before,
             "load_after": load_average(), "updates": [updates.get(p) for p in finished],
-            "checked": checked, "correct": correct, "changes": changes, "after_right": after_right}
+            "checked": checked, "correct": correct, "changes": changes, "after_right": after_right,
+            "wrong_boards": wrong_boards}
 
 
 def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str, hands: bool = True) -> None:
@@ -412,6 +433,13 @@ def print_camera_runs(runs: list[dict[str, Any]], minutes: float, recording: str
                           "never (phase ended first)", "shown answers right from 0.5 s",
                           "board changes once right (in frames)"], rows))
     print()
+    wrong = [(run["workers"], phase, frames, difference) for run in runs
+             for (phase, _), (frames, difference) in sorted(run["wrong_boards"].items())]
+    if wrong:
+        print("The wrong answers shown from 0.5 s into those phases, board by board (? uncertain):")
+        print(markdown_table(["workers", "phase from frame", "frames shown", "what it gets wrong"],
+                             [list(row) for row in wrong]))
+        print()
 
 
 def camera_on_photos(recognizer: Recognizer, args: argparse.Namespace) -> None:
