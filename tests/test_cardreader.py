@@ -635,3 +635,35 @@ def test_a_card_washed_out_by_glare_is_uncertain() -> None:
     assert _washed_out(board) == [False, False, False, True, False, False]
     # Too few cards to tell what faint is.
     assert _washed_out(board[2:4]) == [False, False]
+
+
+def test_a_card_whose_ink_hue_lies_among_another_colours_cards_is_uncertain() -> None:
+    # Under a blue cast a thin red outline read "purple" at 0.985 (generated bench 1124): its
+    # ink's hue, -10 degrees, lies far nearer the board's reds (31) than its purples (-77).
+    from vision.recognize import _colour_unlike_its_kind
+
+    def reading(text: str, hue: float, uncertain: bool = False) -> CardReading:
+        return CardReading(Card.parse(text), {}, 0.99, uncertain, ink_hue=hue)
+
+    board = [reading("1 red solid oval", 30), reading("2 red striped diamond", 35),
+             reading("3 purple solid oval", -75), reading("1 purple striped squiggle", -80),
+             reading("1 purple outline oval", -10), reading("2 purple outline oval", -77),
+             reading("3 green solid diamond", 150)]
+    assert _colour_unlike_its_kind(board, [False] * 7) == [False, False, False, False, True, False, False]
+    # Only the cards read without doubt and wholly in view say where a colour lies: with
+    # one purple beside it, or a red cut by the frame, the card is not doubted.
+    assert not _colour_unlike_its_kind(board, [False, True, False, False, False, False, False])[4]
+    board[3] = reading("1 purple striped squiggle", -80, uncertain=True)
+    board[5] = reading("2 purple outline oval", -77, uncertain=True)
+    assert not _colour_unlike_its_kind(board, [False] * 7)[4]
+
+
+def test_the_reader_gives_each_cards_ink_hue(reader: CardReader) -> None:
+    # A red card's ink lies nearer another red's than a purple's, and the other way round.
+    from vision.recognize import _hue_distance
+
+    texts = ["2 red solid oval", "1 red striped diamond", "2 purple solid oval", "1 purple striped diamond"]
+    hues = [r.ink_hue for r in reader.read([render_card(Card.parse(text)) for text in texts])]
+    assert all(np.isfinite(hues))
+    assert _hue_distance(hues[0], hues[1]) < min(_hue_distance(hues[0], hues[2]), _hue_distance(hues[0], hues[3]))
+    assert _hue_distance(hues[2], hues[3]) < min(_hue_distance(hues[2], hues[0]), _hue_distance(hues[2], hues[1]))

@@ -37,6 +37,9 @@ DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "card_read
 ATTRIBUTES = ("count", "color", "shading", "shape")
 
 
+_HUE_COS, _HUE_SIN = FEATURE_NAMES.index("hue_cos"), FEATURE_NAMES.index("hue_sin")
+
+
 class ModelError(ValueError):
     """The model file is missing, unreadable or does not match this version of the reader."""
 
@@ -56,7 +59,9 @@ class CardReading:
     ``uncertain`` is True too; ``shadowed`` is True when its symbols could only be told from a
     shadow's edge across it (`vision.features.shows_symbols_under_shadow`): the reading is then
     that of the card relit evenly (`vision.features.without_shadow`), and where the symbols do
-    not show plainly even relit, ``uncertain`` is True.
+    not show plainly even relit, ``uncertain`` is True. ``ink_hue`` is the hue of the card's
+    strongest ink, white-balanced by its paper, in degrees (the ``hue_cos`` and ``hue_sin``
+    features): the cards of one board read the same colour lie close together in it.
     """
 
     card: Card
@@ -68,6 +73,7 @@ class CardReading:
     off_centre: bool = field(default=False, compare=False)
     shadowed: bool = field(default=False, compare=False)
     unfamiliar: bool = field(default=False, compare=False)
+    ink_hue: float = field(default=float("nan"), compare=False)
 
 
 def neighbour_distance(z: npt.NDArray[np.float64], prototypes: npt.NDArray[np.float64],
@@ -266,6 +272,7 @@ class CardReader:
         misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
         shaded = [False] * len(features) if shadowed is None else [bool(v) for v in shadowed]
         guessed = [False] * len(features) if unreadable is None else [bool(v) for v in unreadable]
+        hue = np.degrees(np.arctan2(as_float[:, _HUE_SIN], as_float[:, _HUE_COS])).tolist()
         readings = []
         for i in range(len(features)):
             values: dict[str, str] = {}
@@ -282,5 +289,5 @@ class CardReader:
             # classifiers make of them, the reading is a guess.
             readings.append(CardReading(card, confidence, min(confidence.values()),
                                         uncertain or blanks[i] or misplaced[i] or guessed[i] or unfamiliar[i],
-                                        flags[i], blanks[i], misplaced[i], shaded[i], unfamiliar[i]))
+                                        flags[i], blanks[i], misplaced[i], shaded[i], unfamiliar[i], hue[i]))
         return readings
