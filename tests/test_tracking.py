@@ -287,15 +287,18 @@ def test_update_refuses_something_that_is_not_a_board() -> None:
         BoardTracker().update([])  # type: ignore[arg-type]
 
 
-def _board_read_at_a_threshold(table: dict[int, Card], rng: random.Random, threshold: float) -> Board:
+def _board_read_at_a_threshold(table: dict[int, Card], rng: random.Random, threshold: float,
+                               flagged_below: float | None = None) -> Board:
     """Every card read right, sure of everything but its shading, which the reader puts just
-    above or just below ``threshold`` at random (a card exactly at the edge of it)."""
+    above or just below ``threshold`` at random (a card exactly at the edge of it), and flags
+    below ``flagged_below`` (default: ``threshold``)."""
+    flagged_below = threshold if flagged_below is None else flagged_below
     cards = []
     for slot, card in table.items():
         shading = threshold + rng.choice((-0.004, 0.004)) if slot == 5 else 0.99
         confidences = {"count": 0.99, "color": 0.99, "shading": shading, "shape": 0.99}
         cards.append(SeenCard(card, slot_corners(slot), min(confidences.values()),
-                              uncertain=shading < threshold, attribute_confidence=confidences))
+                              uncertain=shading < flagged_below, attribute_confidence=confidences))
     return Board(tuple(cards), WIDTH, HEIGHT)
 
 
@@ -313,12 +316,14 @@ def test_a_card_read_right_at_a_threshold_does_not_blink_between_sure_and_unsure
 
     assert flag_changes(BoardTracker(TrackerSettings(thresholds=thresholds))) == 0
     assert flag_changes(BoardTracker()) > 0  # by the share of the reader's flags
-    # Clearly below a threshold is uncertain, clearly above sure.
+    # Clearly below a threshold is uncertain, clearly above sure (a reader with that threshold
+    # flags the one and not the other).
     rng = random.Random(5)
     low = BoardTracker(TrackerSettings(thresholds={**thresholds, "shading": 0.97}))
-    assert run(low, (_board_read_at_a_threshold(table, rng, 0.95) for _ in range(20)))[-1].board.cards[5].uncertain
+    assert run(low, (_board_read_at_a_threshold(table, rng, 0.95, flagged_below=0.97)
+                     for _ in range(20)))[-1].board.cards[5].uncertain
     high = BoardTracker(TrackerSettings(thresholds={**thresholds, "shading": 0.93}))
-    assert not any(c.uncertain for c in run(high, (_board_read_at_a_threshold(table, rng, 0.95)
+    assert not any(c.uncertain for c in run(high, (_board_read_at_a_threshold(table, rng, 0.95, flagged_below=0.93)
                                                    for _ in range(20)))[-1].board.cards)
 
 
@@ -379,3 +384,21 @@ def test_readings_while_the_picture_moves_neither_swap_a_card_nor_mark_it_unsure
     assert not any(seen.uncertain for seen in board.cards)
     before, after, _ = versions(moving=False)  # the same readings on a still picture: a swap
     assert max(after) > before
+
+
+def test_a_card_the_recogniser_doubts_for_another_reason_than_its_confidence_stays_uncertain() -> None:
+    # A colour that lies among another colour's cards on the board, a face washed out by glare:
+    # the recogniser flags the card though the reader is sure of every attribute. Judged by
+    # the thresholds alone, the tracker showed it sure in live mode while photo mode doubts it.
+    thresholds = {"count": 0.93, "color": 0.94, "shading": 0.95, "shape": 0.91}
+    table = layout()
+
+    def board() -> Board:
+        confidences = {"count": 0.99, "color": 0.985, "shading": 0.99, "shape": 0.99}
+        return Board(tuple(SeenCard(card, slot_corners(slot), 0.985, uncertain=slot == 5,
+                                    attribute_confidence=confidences) for slot, card in table.items()),
+                     WIDTH, HEIGHT)
+
+    final = run(BoardTracker(TrackerSettings(thresholds=thresholds)), (board() for _ in range(20)))[-1]
+    assert final.board is not None
+    assert [slot for slot, seen in enumerate(final.board.cards) if seen.uncertain] == [5]

@@ -116,6 +116,9 @@ class _Reading:
     partial: bool
     uncertain: bool  # clearly: below a threshold by more than the dead band (or so flagged)
     sure: bool  # clearly: above every threshold by more than the dead band (or not flagged)
+    # flagged by the recogniser although clearly above every threshold: a check of its own
+    # doubts the card (a face showing no symbol, washed out by glare, a colour among another's)
+    doubted: bool
     moving: bool  # taken while the picture moved (a hand over the table, the camera)
 
 
@@ -141,6 +144,7 @@ class _Votes:
         self.partial = 0
         self.uncertain = 0
         self.sure = 0
+        self.doubted = 0
 
     def __len__(self) -> int:
         return len(self.readings)
@@ -170,6 +174,7 @@ class _Votes:
         self.partial += sign * reading.partial
         self.uncertain += sign * reading.uncertain
         self.sure += sign * reading.sure
+        self.doubted += sign * reading.doubted
 
 
 @dataclass
@@ -410,21 +415,25 @@ def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None, m
     Partial and uncertain readings still vote (their best guess is usually right) but at half
     weight; a small floor keeps a zero-confidence reading from being ignored altogether. With
     the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
-    ``_THRESHOLD_BAND`` of a threshold) neither; without, as the reader flagged it. A reading
-    taken while the picture moved is neither: a card half under a hand is read badly, which says
-    nothing of how well it is read once the hand has gone.
+    ``_THRESHOLD_BAND`` of a threshold) neither, but a reading flagged although clearly above
+    every threshold is uncertain (a check other than the confidences doubts it); without, as
+    the reader flagged it. A reading taken while the picture moved is neither: a card half
+    under a hand is read badly, which says nothing of how well it is read once the hand has
+    gone.
     """
     scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
     c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
     w = [max(0.05, scale * value) for value in c]
-    unsure, sure = seen.uncertain, not seen.uncertain
+    unsure, sure, doubted = seen.uncertain, not seen.uncertain, False
     if thresholds:
         margin = min(c[i] - thresholds[f] for i, f in enumerate(FEATURES) if f in thresholds)
         unsure, sure = margin < -_THRESHOLD_BAND, margin > _THRESHOLD_BAND
+        doubted = sure and seen.uncertain and not seen.partial
+        sure = sure and not doubted
     if moving:
-        unsure = sure = False
+        unsure = sure = doubted = False
     return _Reading(seen.card, seen.card.digits, (c[0], c[1], c[2], c[3]), (w[0], w[1], w[2], w[3]), seen.partial,
-                    unsure, sure, moving)
+                    unsure, sure, doubted, moving)
 
 
 def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
@@ -470,7 +479,8 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     window's readings of that value and divided by the window's length: unanimous readings at
     0.9 give 0.9, a 50/50 split gives at most 0.5. The card is partial or uncertain when most
     recent readings said so (of those clearly one way or the other, see `_reading_of`), or
-    (uncertain) when that confidence is low.
+    (uncertain) when that confidence is low, or when most still readings are doubted by the
+    recogniser's own checks.
 
     Readings taken while the picture moved count only when the window holds no other: how sure
     a card is read is judged on a still picture. With none still, the uncertain flag stays as it
@@ -505,13 +515,18 @@ def _summarise(track: _Track, thresholds: Mapping[str, float] | None = None) -> 
     if not still:
         return  # judged on still pictures only (see above)
     margin = _margin(track, thresholds) if thresholds else None
+    # A doubt of the recogniser's own checks (see `_reading_of`) says nothing of the
+    # confidences: it is judged by its share of the still readings alone, with the same band.
+    doubted = votes.doubted / votes.still
     if track.uncertain:
         sure_band = _THRESHOLD_BAND * math.sqrt(votes.readings.maxlen / n)
         track.uncertain = (decided == 0 or votes.uncertain / decided > 1 / 3
-                           or (margin is not None and margin < sure_band) or track.confidence < 0.55)
+                           or (margin is not None and margin < sure_band) or track.confidence < 0.55
+                           or doubted > 1 / 3)
     else:
         track.uncertain = ((decided > 0 and votes.uncertain / decided >= 2 / 3
-                            and (margin is None or margin < -_THRESHOLD_BAND)) or track.confidence < 0.4)
+                            and (margin is None or margin < -_THRESHOLD_BAND)) or track.confidence < 0.4
+                            or doubted >= 2 / 3)
 
 
 def _margin(track: _Track, thresholds: Mapping[str, float]) -> float:
