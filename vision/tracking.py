@@ -415,8 +415,9 @@ def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None, m
     Partial and uncertain readings still vote (their best guess is usually right) but at half
     weight; a small floor keeps a zero-confidence reading from being ignored altogether. With
     the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
-    ``_THRESHOLD_BAND`` of a threshold) neither, but a reading flagged although clearly above
-    every threshold is uncertain (a check other than the confidences doubts it); without, as
+    ``_THRESHOLD_BAND`` of a threshold) neither, and a reading flagged although clearly above
+    every threshold is "doubted" (a check other than the confidences doubts it; counted apart,
+    see `_summarise`); without, as
     the reader flagged it. A reading taken while the picture moved is neither: a card half
     under a hand is read badly, which says nothing of how well it is read once the hand has
     gone.
