@@ -145,6 +145,26 @@ def test_relighting_keeps_an_evenly_lit_card_as_it_is() -> None:
     assert np.median(difference) <= 2
 
 
+
+def test_symbols_unlike_each_other_make_the_reading_uncertain(reader: CardReader) -> None:
+    # SET prints a card's symbols alike: one symbol half as wide as the other is an outline
+    # over two things (two touching cards, a card and the table's pattern), read as a guess.
+    from vision.features import MARGIN, segment_ink, symbols_unlike_each_other
+
+    assert not any(symbols_unlike_each_other(segment_ink(render_card(card))) for card in full_deck())
+    card = render_card(Card.parse("2 red solid oval"))
+    top, bottom = segment_ink(card).boxes
+    x, y, w, h = bottom
+    x0, y0, x1, y1 = MARGIN + 2 * x - 4, MARGIN + 2 * y - 4, MARGIN + 2 * (x + w) + 4, MARGIN + 2 * (y + h) + 4
+    unlike = card.copy()
+    cv2.rectangle(unlike, (x0, y0), (x1, y1), tuple(int(v) for v in card[y0 - 2, CARD_WIDTH // 2]), -1)
+    ink = tuple(int(v) for v in card[MARGIN + 2 * (top[1] + top[3] // 2), CARD_WIDTH // 2])
+    cv2.ellipse(unlike, (CARD_WIDTH // 2, (y0 + y1) // 2), (28, 27), 0, 0, 360, ink, -1, cv2.LINE_AA)
+    assert len(segment_ink(unlike).boxes) == 2 and symbols_unlike_each_other(segment_ink(unlike))
+    [alike, not_alike] = reader.read([card, unlike])
+    assert not alike.not_as_printed and not alike.uncertain
+    assert not_alike.not_as_printed and not_alike.uncertain
+
 @pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])
 def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: CardReader,
                                                                        shift: tuple[int, int]) -> None:
@@ -154,8 +174,8 @@ def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: C
     moved = cv2.warpAffine(card, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]),
                            (CARD_WIDTH, CARD_HEIGHT), borderMode=cv2.BORDER_REPLICATE)
     [centred, off] = reader.read([card, moved])
-    assert not centred.off_centre and not centred.uncertain
-    assert off.off_centre and off.uncertain
+    assert not centred.not_as_printed and not centred.uncertain
+    assert off.not_as_printed and off.uncertain
 
 
 def test_features_do_not_care_which_way_up() -> None:

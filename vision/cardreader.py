@@ -54,8 +54,9 @@ class CardReading:
     warped a quarter turn off (`vision.features.looks_sideways`), so that it is worth re-reading
     turned; ``blank`` is True when no printed symbol could be seen on it at all
     (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True;
-    ``off_centre`` is True when its symbols sit off the card's middle, as no SET card prints
-    them (`vision.features.symbols_off_centre`: the outline is not the card's), and then
+    ``not_as_printed`` is True when its symbols sit off the card's middle or differ in size from
+    each other, as no SET card prints them (`vision.features.symbols_off_centre`,
+    `vision.features.symbols_unlike_each_other`: the outline is not the card's), and then
     ``uncertain`` is True too; ``shadowed`` is True when its symbols could only be told from a
     shadow's edge across it (`vision.features.shows_symbols_under_shadow`): the reading is then
     that of the card relit evenly (`vision.features.without_shadow`), and where the symbols do
@@ -70,7 +71,7 @@ class CardReading:
     uncertain: bool
     sideways: bool = field(default=False, compare=False)
     blank: bool = field(default=False, compare=False)
-    off_centre: bool = field(default=False, compare=False)
+    not_as_printed: bool = field(default=False, compare=False)
     shadowed: bool = field(default=False, compare=False)
     unfamiliar: bool = field(default=False, compare=False)
     ink_hue: float = field(default=float("nan"), compare=False)
@@ -232,29 +233,29 @@ class CardReader:
             check_canonical(card)
         if not cards:
             return []
-        features, sideways, blank, off_centre, shadowed = features_and_ink_checks(cards)
+        features, sideways, blank, not_as_printed, shadowed = features_and_ink_checks(cards)
         unreadable = np.zeros(len(cards), dtype=bool)
         if shadowed.any():
             # A shadow's edge hid the symbols from the ink segmentation, and the features are
             # the shadow's too: those cards are read relit.
             which = np.flatnonzero(shadowed)
-            relit, relit_sideways, relit_blank, relit_off_centre, relit_shadowed = features_and_ink_checks(
+            relit, relit_sideways, relit_blank, relit_not_as_printed, relit_shadowed = features_and_ink_checks(
                 [without_shadow(cards[i]) for i in which])
             for k, i in enumerate(which):
                 if relit_blank[k] or relit_shadowed[k]:
                     unreadable[i] = True
                 else:
-                    features[i], sideways[i], off_centre[i] = relit[k], relit_sideways[k], relit_off_centre[k]
-        return self.read_features(features, sideways, blank, off_centre, shadowed, unreadable)
+                    features[i], sideways[i], not_as_printed[i] = relit[k], relit_sideways[k], relit_not_as_printed[k]
+        return self.read_features(features, sideways, blank, not_as_printed, shadowed, unreadable)
 
     def read_features(self, features: npt.NDArray[np.floating[Any]],
                       sideways: npt.NDArray[np.bool_] | None = None,
                       blank: npt.NDArray[np.bool_] | None = None,
-                      off_centre: npt.NDArray[np.bool_] | None = None,
+                      not_as_printed: npt.NDArray[np.bool_] | None = None,
                       shadowed: npt.NDArray[np.bool_] | None = None,
                       unreadable: npt.NDArray[np.bool_] | None = None) -> list[CardReading]:
         """Readings from precomputed features (n, N_FEATURES) and, optionally, the cards'
-        sideways, blank, off-centre and shadowed flags (n,), as `read` would give; a card
+        sideways, blank, not-as-printed and shadowed flags (n,), as `read` would give; a card
         flagged ``unreadable`` (n,) is uncertain whatever its features say."""
         probabilities = self.probabilities(features)
         # Winning class and its probability per attribute, for all cards at once.
@@ -269,7 +270,7 @@ class CardReader:
         unfamiliar = strange.tolist()
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
-        misplaced = [False] * len(features) if off_centre is None else [bool(v) for v in off_centre]
+        misplaced = [False] * len(features) if not_as_printed is None else [bool(v) for v in not_as_printed]
         shaded = [False] * len(features) if shadowed is None else [bool(v) for v in shadowed]
         guessed = [False] * len(features) if unreadable is None else [bool(v) for v in unreadable]
         hue = np.degrees(np.arctan2(as_float[:, _HUE_SIN], as_float[:, _HUE_COS])).tolist()

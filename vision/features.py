@@ -552,6 +552,25 @@ def symbols_off_centre(seg: InkSegmentation) -> bool:
             or abs((top + bottom) / (2 * height) - 0.5) > _OFF_CENTRE)
 
 
+def symbols_unlike_each_other(seg: InkSegmentation) -> bool:
+    """Whether the face's symbols differ in size more than any printed card's do.
+
+    SET prints a card's symbols alike. Symbols whose widths or heights differ by a factor of
+    ``_UNLIKE`` are parts of two things: an outline over two touching cards (generated dev
+    5042: a card's three diamonds, side by side, and another's ovals, read "2 red striped
+    squiggle" at 0.96) or over a card and the table (unseen 8071: a rug's blob above a
+    diamond, "2 red solid oval" at 0.97). On the labelled crops 3 of 4,000 differ so much, on
+    the cards found in the generated scenes 10 of 8,212 read right and surely."""
+    if len(seg.boxes) < 2:
+        return False
+    widths = [w for _, _, w, _ in seg.boxes]
+    heights = [h for _, _, _, h in seg.boxes]
+    return (max(widths) > _UNLIKE * max(1, min(widths))) or (max(heights) > _UNLIKE * max(1, min(heights)))
+
+
+_UNLIKE = 1.8
+
+
 # How far (a fraction of the face's width or height) the symbols' middle may lie off the
 # face's middle (generated dev scenes: 3 of 1,064 cards read right and surely lie further,
 # and 3 of the 10 read wrong and surely).
@@ -584,7 +603,8 @@ def features_and_ink_checks(cards: list[npt.NDArray[np.uint8]]) -> tuple[
     """The features of many canonical cards, float32 (n, N_FEATURES); and for each, bool (n,):
     whether its ink says it was warped a quarter turn off (`looks_sideways`), whether it shows
     no printed symbol at all (neither `shows_symbols` nor `shows_symbols_under_shadow`),
-    whether its symbols sit off its middle (`symbols_off_centre`), and whether its symbols
+    whether its symbols are not as a SET card prints them (`symbols_off_centre`,
+    `symbols_unlike_each_other`), and whether its symbols
     show only once a shadow across it is set aside (its features are then made of the shadow
     too): one segmentation serves all."""
     if not cards:
@@ -597,7 +617,7 @@ def features_and_ink_checks(cards: list[npt.NDArray[np.uint8]]) -> tuple[
     return (np.stack([_features(seg) for seg in segmentations]),
             np.array([looks_sideways(seg) for seg in segmentations], dtype=bool),
             ~plain & ~shadowed,
-            np.array([symbols_off_centre(seg) for seg in segmentations], dtype=bool),
+            np.array([symbols_off_centre(seg) or symbols_unlike_each_other(seg) for seg in segmentations], dtype=bool),
             shadowed)
 
 

@@ -758,9 +758,10 @@ def model_card(model: dict[str, Any]) -> str:
         "features of `vision/features.py` (white-balanced by the card's own paper; ink blobs; see that",
         "module's docstring). Confidence = the winning probability; a reading below the attribute's",
         "threshold is reported uncertain, and so is any reading of a face that shows no printed symbol",
-        "(`CardReading.blank`), whose symbols sit off its middle (`CardReading.off_centre`: the",
-        "outline read is not the card's); a face whose symbols show only under a shadow's edge is",
-        "read relit (`CardReading.shadowed`). Each threshold is the lowest confidence at which kept",
+        "(`CardReading.blank`), whose symbols sit off its middle or differ in size",
+        "(`CardReading.not_as_printed`: the outline read is not the card's); a face whose symbols",
+        "show only under a shadow's edge is read relit (`CardReading.shadowed`). Each threshold is",
+        "the lowest confidence at which kept",
         f"readings are {TARGET_KEPT_ACCURACY:.2%} accurate, clipped to [{MIN_THRESHOLD}, {MAX_THRESHOLD}], "
         "found on the calibration crops and",
         "on the calibration scene cards apart, the stricter of the two kept. Each network was fitted",
