@@ -369,9 +369,9 @@ def run_camera(recognizer: Recognizer | StreamRecognizer, frames: list[np.ndarra
                 checked += 1
                 correct += right
                 if not right:
-                    wrong_boards[(phase_start, result.steady.version)] = (
-                        wrong_boards.get((phase_start, result.steady.version), (0, ""))[0] + 1,
-                        board_difference(result.steady.board, truths[rendered]))
+                    board_shown = (phase_start, result.steady.version)
+                    frames_shown = wrong_boards.get(board_shown, (0, ""))[0] + 1
+                    wrong_boards[board_shown] = (frames_shown, board_difference(result.steady.board, truths[rendered]))
             if phase_start in updates:  # the right board is up: count what changes after it
                 after_right += 1
                 changes += last_version is not None and result.steady.version != last_version

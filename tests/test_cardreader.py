@@ -145,7 +145,6 @@ def test_relighting_keeps_an_evenly_lit_card_as_it_is() -> None:
     assert np.median(difference) <= 2
 
 
-
 def test_symbols_unlike_each_other_make_the_reading_uncertain(reader: CardReader) -> None:
     # SET prints a card's symbols alike: one symbol half as wide as the other is an outline
     # over two things (two touching cards, a card and the table's pattern), read as a guess.

@@ -270,7 +270,7 @@ class CardReader:
         unfamiliar = strange.tolist()
         flags = [False] * len(features) if sideways is None else [bool(v) for v in sideways]
         blanks = [False] * len(features) if blank is None else [bool(v) for v in blank]
-        misplaced = [False] * len(features) if not_as_printed is None else [bool(v) for v in not_as_printed]
+        unlike_print = [False] * len(features) if not_as_printed is None else [bool(v) for v in not_as_printed]
         shaded = [False] * len(features) if shadowed is None else [bool(v) for v in shadowed]
         guessed = [False] * len(features) if unreadable is None else [bool(v) for v in unreadable]
         hue = np.degrees(np.arctan2(as_float[:, _HUE_SIN], as_float[:, _HUE_COS])).tolist()
@@ -289,6 +289,6 @@ class CardReader:
             # show under a shadow but not relit features of the shadow: whatever the
             # classifiers make of them, the reading is a guess.
             readings.append(CardReading(card, confidence, min(confidence.values()),
-                                        uncertain or blanks[i] or misplaced[i] or guessed[i] or unfamiliar[i],
-                                        flags[i], blanks[i], misplaced[i], shaded[i], unfamiliar[i], hue[i]))
+                                        uncertain or blanks[i] or unlike_print[i] or guessed[i] or unfamiliar[i],
+                                        flags[i], blanks[i], unlike_print[i], shaded[i], unfamiliar[i], hue[i]))
         return readings

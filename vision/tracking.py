@@ -417,10 +417,9 @@ def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None, m
     the reader's ``thresholds``, the reading is clearly uncertain, clearly sure, or (within
     ``_THRESHOLD_BAND`` of a threshold) neither, and a reading flagged although clearly above
     every threshold is "doubted" (a check other than the confidences doubts it; counted apart,
-    see `_summarise`); without, as
-    the reader flagged it. A reading taken while the picture moved is neither: a card half
-    under a hand is read badly, which says nothing of how well it is read once the hand has
-    gone.
+    see `_summarise`); without, as the reader flagged it. A reading taken while the picture
+    moved is neither: a card half under a hand is read badly, which says nothing of how well
+    it is read once the hand has gone.
     """
     scale = 0.5 if (seen.partial or seen.uncertain) else 1.0
     c = [min(1.0, max(0.0, float(seen.attribute_confidence.get(f, seen.confidence)))) for f in FEATURES]
