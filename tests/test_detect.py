@@ -17,13 +17,14 @@ from vision.detect.maps import Maps, paper_colour_mask, unexplained_region
 from vision.detect.merge import merge_overlapping
 from vision.detect.neighbours import grid_neighbours
 from vision.detect.paper import paper_fraction
-from vision.detect.perspective import TablePlanes, _plane_of_alone, to_plane, typical_area_model
+from vision.detect.perspective import (TablePlanes, _plane_of_alone, table_rectification, to_plane,
+                                       typical_area_model)
 from vision.detect.pieces import pieces_joined
 from vision.detect.seams import doubles_halved
 from vision.detect.search import _find_at_scale
 from vision.detect.symbols import (_Symbol, _card_round_symbols, _card_round_symbols_on, _stacked_symbols,
                                    _symbol_groups, _symbol_of, _symbols_outside)
-from vision.quad import order_corners
+from vision.quad import aspect, order_corners
 from vision.render import render_card
 
 
@@ -918,6 +919,60 @@ def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_lo
     assert max(sides) / min(sides) == pytest.approx(1.56, rel=0.03)
     # Nearly square as seen, its long side is in doubt.
     assert _plane_of_alone(quad_at(200, 200, 70, 66)) is None
+
+
+def cards_turned_every_way_seen_steeply(count: int, seed: int = 3) -> list[CardQuad]:
+    """``count`` flat cards (60 x 94) turned every way on a table, seen by a camera tilted far
+    back and rolled (a homography)."""
+    rng = np.random.default_rng(seed)
+    view = np.array([[1.0, 0.25, 80.0], [0.05, 0.45, 120.0], [0.0, 0.0012, 1.0]])
+    cards = []
+    for _ in range(count):
+        flat = card_corners(rng.uniform(0, 700), rng.uniform(0, 700), rng.uniform(0, 180), 60, 94)
+        seen = to_plane(view, flat.astype(np.float64)).astype(np.float32)
+        cards.append(CardQuad(order_corners(seen), False, 1.0))
+    return cards
+
+
+def test_the_table_seen_from_above_makes_every_card_a_flat_card() -> None:
+    # Seen steeply, the near cards look twice the far ones' size and a card's proportions
+    # go from nearly square to three times as long as wide as it turns; seen from above,
+    # every one is a 1.56 rectangle, all of one size.
+    cards = cards_turned_every_way_seen_steeply(10)
+    seen = [max(a, 1 / a) for a in (aspect(card.corners) for card in cards)]
+    assert max(seen) / min(seen) > 1.5
+    rectification = table_rectification(cards)
+    assert rectification is not None
+    from_above = [to_plane(rectification, card.corners.astype(np.float64)).astype(np.float32) for card in cards]
+    for flat in from_above:
+        sides = np.linalg.norm(flat - np.roll(flat, -1, axis=0), axis=1)
+        assert max(sides) / min(sides) == pytest.approx(1.56, rel=0.02)
+    areas = [cv2.contourArea(flat) for flat in from_above]
+    assert max(areas) / min(areas) == pytest.approx(1.0, abs=0.03)
+    # Too few cards tell no plane.
+    assert table_rectification(cards[:5]) is None
+
+
+def test_a_far_card_seen_steeply_along_its_length_is_kept() -> None:
+    # Bench scene 1016 (a striped cloth seen steeply): a far card, as long as it is wide in
+    # the image where the typical card is 1.62, was dropped, and a quad half over it taken
+    # for a card.
+    from vision.quad import quad_iou
+    from vision.scene import generate_scene
+
+    image, truth = generate_scene(1016, 15, size=(960, 720), table="striped-cloth", effects=1.0)
+    far_card = next(np.array(c["corners"], np.float32) for c in truth["cards"]
+                    if np.hypot(*(np.mean(c["corners"], axis=0) - [540, 232])) < 20)
+    assert max(quad_iou(card.corners, far_card) for card in find_cards(image)) > 0.8
+
+
+def test_a_boxs_square_panel_is_no_card_seen_from_above() -> None:
+    # New scene 14001 (light wood): the box's white panel, printed with a symbol, is square
+    # seen from above; one card's plane, near it, took it for a card.
+    from vision.scene import generate_scene
+
+    image, _ = generate_scene(14001, 15, size=(960, 720), table="light-wood", effects=1.0)
+    assert not any(np.hypot(*(card.center - [736, 663])) < 40 for card in find_cards(image))
 
 
 def test_pale_cells_of_a_checked_cloth_are_not_cards() -> None:

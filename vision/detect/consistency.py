@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -16,7 +17,7 @@ from vision.detect.candidate import (CardQuad, FLAT_ASPECT, GREY_PAPER, chromati
                                      lies_inside, off_grey, plain_unless_few, span)
 from vision.detect.paper import FAINT_INK_RATIO, INK_RATIO, card_shows_symbols, shows_centred_symbols
 from vision.detect.perspective import (NEAR_CARD, PLANE_QUADS, aspect_fits, rectified_fits,
-                                       table_foreshortening, typical_area_model)
+                                       table_foreshortening, table_rectification, to_plane, typical_area_model)
 from vision.quad import NEXT, aspect
 
 
@@ -115,6 +116,36 @@ def keep_consistent(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list
     # Guesses must fit the cards found plainly, not set the standard themselves (a cloth of
     # card-white squares would otherwise make the squares the typical card).
     return _consistent_with(cards, plain_unless_few([c for c in cards if not c.partial]), image)
+
+
+def _seen_from_above(reference: list[CardQuad]) -> tuple[npt.NDArray[np.float64] | None, float]:
+    """The homography from the image to the table seen from above that the ``reference`` cards
+    give (`table_rectification`; None if none), and their median area there."""
+    rectification = table_rectification(reference)
+    if rectification is None:
+        return None, 0.0
+    return rectification, float(np.median([_area_from_above(c, rectification) for c in reference]))
+
+
+def _area_from_above(card: CardQuad, rectification: npt.NDArray[np.float64]) -> float:
+    return abs(cv2.contourArea(to_plane(rectification, card.corners).astype(np.float32)))
+
+
+def _flat_card_from_above(card: CardQuad, rectification: npt.NDArray[np.float64] | None,
+                          typical_area: float) -> bool:
+    """Whether ``card``, seen from above (by the table's ``rectification``), has a flat card's
+    proportions and about the ``typical_area`` there."""
+    if rectification is None:
+        return False
+    flat = to_plane(rectification, card.corners).astype(np.float32)
+    flat_aspect = aspect(flat)
+    return (_FLAT_ASPECT_FIT[0] <= max(flat_aspect, 1.0 / flat_aspect) / FLAT_ASPECT <= _FLAT_ASPECT_FIT[1]
+            and _FLAT_AREA_FIT[0] <= _area_from_above(card, rectification) / typical_area <= _FLAT_AREA_FIT[1])
+
+
+# Seen from above, a card is within this of a flat card's proportions, and of the median area.
+_FLAT_ASPECT_FIT = (0.85, 1.18)
+_FLAT_AREA_FIT = (0.7, 1.4)
 
 
 def _without_small_guesses(cards: list[CardQuad]) -> list[CardQuad]:
@@ -236,6 +267,7 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
     # (Found only where a card's proportions fit neither typical one: that is rare.)
     foreshortening = cache(lambda: table_foreshortening(reference))
+    from_above = cache(lambda: _seen_from_above(reference))
     kept = []
     for index, card in enumerate(cards):
         typical_area = typical(card.center)
@@ -285,6 +317,14 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
               and (aspect_fits(aspect(card.corners), typical_aspect)
                    or rectified_fits(card.corners, foreshortening()))):
+            kept.append(card)
+        elif (0.4 * typical_area <= card.area <= 2.0 * typical_area and len(reference) >= PLANE_QUADS
+              and shows_centred_symbols(image, card) and _flat_card_from_above(card, *from_above())):
+            # Seen steeply, a card lying along the view looks nearly square and one across it
+            # long and thin, the more so the farther it lies, and one typical proportion for
+            # the whole table fits neither: seen from above, it is a card (bench 1016, a
+            # striped cloth: a far card outlined right, as long as it is wide, where the
+            # typical card is 1.62 long).
             kept.append(card)
         elif (len(reference) < PLANE_QUADS and 0.4 * typical_area <= card.area <= NEAR_CARD * typical_area
               and 0.8 * FLAT_ASPECT <= aspect(card.corners) <= 1.25 * FLAT_ASPECT

@@ -1,7 +1,8 @@
 """What the cards found tell of the table's perspective: the typical card's area at each place in
-the image (`typical_area_model`), the table's plane round cards seen alone (`TablePlanes`), and
-how far the table's depth is squeezed (`table_foreshortening`); a candidate's size and
-proportions are judged against them.
+the image (`typical_area_model`), the table's plane round cards seen alone (`TablePlanes`), the
+table seen from above as all the cards give it (`table_rectification`), and how far the table's
+depth is squeezed (`table_foreshortening`); a candidate's size and proportions are judged
+against them.
 """
 
 from __future__ import annotations
@@ -96,6 +97,100 @@ _ALONE_ASPECT = 1.2
 def to_plane(homography: npt.NDArray[np.float64], points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """``points`` (N, 2) mapped by a homography (3, 3)."""
     return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
+
+
+def table_rectification(cards: list[CardQuad]) -> npt.NDArray[np.float64] | None:
+    """The homography (3, 3) from the image to the table seen from straight above (up to a turn
+    and a scale), fitted to all the ``cards`` at once: the one under which most nearly every
+    card is a rectangle of a flat card's proportions (the median card's misfit least). None
+    for fewer than `PLANE_QUADS` cards, or where even the best leaves the median card more than
+    8% off (a table that is no plane, outlines far off).
+
+    One card's outline gives a plane too (`TablePlanes`), but a pixel off at a small card's
+    corners tilts it far off across the table. The fit starts from the horizon the cards'
+    sides point to (where each card's two pairs of sides meet, a line fitted through those
+    points), then searches the horizon, shear and squeeze together."""
+    if len(cards) < PLANE_QUADS:
+        return None
+    quads = np.array([card.corners for card in cards], np.float64)
+    # (In coordinates centred on the cards and about 1 across, for a well-conditioned fit.)
+    mean = quads.reshape(-1, 2).mean(axis=0)
+    scale = math.sqrt(2) / float(np.mean(np.hypot(*(quads.reshape(-1, 2) - mean).T)))
+    normed = (quads - mean) * scale
+    params = _fitted_rectification(normed, _horizon(normed))
+    if params is None:
+        return None
+    horizon_x, horizon_y, shear, log_squeeze = params
+    to_normed = np.array([[scale, 0, -scale * mean[0]], [0, scale, -scale * mean[1]], [0, 0, 1]])
+    parallel = np.array([[1, 0, 0], [0, 1, 0], [horizon_x, horizon_y, 1]])
+    square = np.array([[1, shear, 0], [0, math.exp(log_squeeze), 0], [0, 0, 1]])
+    return square @ parallel @ to_normed
+
+
+def _horizon(normed: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The (x, y) of the horizon line x X + y Y + 1 = 0 through the points where each card's
+    (``normed``: (n, 4, 2)) opposite sides meet, fitted by least squares to the three quarters
+    nearest it; (0, 0), the line at infinity, where that line crosses the cards."""
+    points = np.concatenate([normed, np.ones((len(normed), 4, 1))], axis=2)
+    meeting = np.concatenate([np.cross(np.cross(points[:, a], points[:, b]), np.cross(points[:, c], points[:, d]))
+                              for a, b, c, d in ((0, 1, 3, 2), (1, 2, 0, 3))])
+    meeting /= np.maximum(np.linalg.norm(meeting, axis=1, keepdims=True), 1e-12)
+    nearest = np.ones(len(meeting), bool)
+    for _ in range(2):
+        line = np.linalg.svd(meeting[nearest])[2][-1]
+        distance = np.abs(meeting @ line)
+        nearest = distance <= np.quantile(distance, 0.75)
+    if abs(line[2]) < 1e-6:
+        return np.zeros(2)
+    horizon = line[:2] / line[2]
+    return horizon if np.all(normed @ horizon + 1 > _IN_FRONT) else np.zeros(2)
+
+
+def _fitted_rectification(normed: npt.NDArray[np.float64], horizon: npt.NDArray[np.float64]
+                          ) -> npt.NDArray[np.float64] | None:
+    """The horizon (2), shear and log squeeze under which the cards (``normed``) are most nearly
+    flat cards (`_rectification_misfit`): a grid of shears and squeezes under the given
+    ``horizon``, then a search of all four from the best; None where it misfits."""
+    shears, squeezes = np.meshgrid(np.linspace(-2, 2, 17), np.linspace(math.log(0.15), math.log(6), 17))
+    grid = np.column_stack([np.full(shears.size, horizon[0]), np.full(shears.size, horizon[1]),
+                            shears.ravel(), squeezes.ravel()])
+    misfits = _rectification_misfit(normed, grid)
+    params, best = grid[int(np.argmin(misfits))], float(misfits.min())
+    moves = np.concatenate([np.eye(4), -np.eye(4)])
+    step = 0.2
+    while step > 1e-3:
+        trials = params + step * moves
+        misfits = _rectification_misfit(normed, trials)
+        if misfits.min() < best:
+            params, best = trials[int(np.argmin(misfits))], float(misfits.min())
+        else:
+            step /= 2
+    return params if best < _FORESHORTENING_FIT else None
+
+
+def _rectification_misfit(normed: npt.NDArray[np.float64], params: npt.NDArray[np.float64]
+                          ) -> npt.NDArray[np.float64]:
+    """For each row of ``params`` (m, 4: horizon x and y, shear, log squeeze), the median over
+    the cards (``normed``: (n, 4, 2)) of how far each is from a flat card once rectified: its
+    sides' log ratio off a card's, plus the cosine of the angle between them."""
+    depth = np.einsum("nkj,mj->mnk", normed, params[:, :2]) + 1
+    behind = (depth <= _IN_FRONT).any(axis=(1, 2))
+    flat = normed[None] / np.where(depth <= _IN_FRONT, 1.0, depth)[..., None]
+    across = ((flat[:, :, 1] - flat[:, :, 0]) + (flat[:, :, 2] - flat[:, :, 3])) / 2
+    along = ((flat[:, :, 2] - flat[:, :, 1]) + (flat[:, :, 3] - flat[:, :, 0])) / 2
+    shear, squeeze = params[:, 2:3], np.exp(params[:, 3:4])
+    across = np.stack([across[..., 0] + shear * across[..., 1], squeeze * across[..., 1]], axis=-1)
+    along = np.stack([along[..., 0] + shear * along[..., 1], squeeze * along[..., 1]], axis=-1)
+    across_length, along_length = np.linalg.norm(across, axis=-1), np.linalg.norm(along, axis=-1)
+    ratio = np.maximum(across_length / along_length, along_length / across_length)
+    cosine = np.abs((across * along).sum(axis=-1)) / (across_length * along_length)
+    misfit = np.median(np.abs(np.log(ratio / FLAT_ASPECT)) + cosine, axis=1)
+    return np.where(behind, np.inf, misfit)
+
+
+# Every card lies in front of the horizon: its corners' depth (1 at the cards' centre of view)
+# at least this.
+_IN_FRONT = 0.05
 
 
 def typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
