@@ -164,6 +164,24 @@ def test_symbols_unlike_each_other_make_the_reading_uncertain(reader: CardReader
     assert not alike.not_as_printed and not alike.uncertain
     assert not_alike.not_as_printed and not_alike.uncertain
 
+
+def test_symbols_stretched_along_the_card_make_the_reading_uncertain(reader: CardReader) -> None:
+    # An outline ending two symbols down a card of three (dev 5062) is warped to a whole
+    # card's shape: its two symbols come out half as thick again, and the third may lie beyond
+    # it. No printed card's symbols are that thick.
+    from vision.features import segment_ink, symbols_stretched
+
+    assert not any(symbols_stretched(segment_ink(render_card(card))) for card in full_deck())
+    card = render_card(Card.parse("3 green solid squiggle"))
+    top = segment_ink(card).boxes[1]
+    end = (top[1] + top[3]) * 2 + 12  # (boxes are at half size, inside the margin)
+    short = cv2.resize(card[:end], (CARD_WIDTH, CARD_HEIGHT), interpolation=cv2.INTER_LINEAR)
+    assert len(segment_ink(short).boxes) == 2 and symbols_stretched(segment_ink(short))
+    [whole, cut_short] = reader.read([card, short])
+    assert not whole.not_as_printed and not whole.uncertain
+    assert cut_short.not_as_printed and cut_short.uncertain
+
+
 @pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])
 def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: CardReader,
                                                                        shift: tuple[int, int]) -> None:

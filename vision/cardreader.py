@@ -54,9 +54,10 @@ class CardReading:
     warped a quarter turn off (`vision.features.looks_sideways`), so that it is worth re-reading
     turned; ``blank`` is True when no printed symbol could be seen on it at all
     (`vision.features.shows_symbols`): the values are then a guess, and ``uncertain`` is True;
-    ``not_as_printed`` is True when its symbols sit off the card's middle or differ in size from
-    each other, as no SET card prints them (`vision.features.symbols_off_centre`,
-    `vision.features.symbols_unlike_each_other`: the outline is not the card's), and then
+    ``not_as_printed`` is True when its symbols sit off the card's middle, differ in size from
+    each other or are stretched along the card, as no SET card prints them
+    (`vision.features.symbols_off_centre`, `vision.features.symbols_unlike_each_other`,
+    `vision.features.symbols_stretched`: the outline is not the card's), and then
     ``uncertain`` is True too; ``shadowed`` is True when its symbols could only be told from a
     shadow's edge across it (`vision.features.shows_symbols_under_shadow`): the reading is then
     that of the card relit evenly (`vision.features.without_shadow`), and where the symbols do

@@ -758,7 +758,7 @@ def model_card(model: dict[str, Any]) -> str:
         "features of `vision/features.py` (white-balanced by the card's own paper; ink blobs; see that",
         "module's docstring). Confidence = the winning probability; a reading below the attribute's",
         "threshold is reported uncertain, and so is any reading of a face that shows no printed symbol",
-        "(`CardReading.blank`), whose symbols sit off its middle or differ in size",
+        "(`CardReading.blank`), whose symbols sit off its middle, differ in size or are stretched along it",
         "(`CardReading.not_as_printed`: the outline read is not the card's); a face whose symbols",
         "show only under a shadow's edge is read relit (`CardReading.shadowed`). Each threshold is",
         "the lowest confidence at which kept",
