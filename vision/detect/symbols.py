@@ -120,7 +120,8 @@ def cards_from_symbols_alone(cards: list[CardQuad], image: npt.NDArray[np.uint8]
     for card_width in sorted(_ALONE_CARD_WIDTHS, reverse=True):
         def typical(center: npt.NDArray[np.float32], area: float = card_width ** 2 * FLAT_ASPECT) -> float:
             return area
-        seen, stacked = _symbols_outside([], maps.darkest, typical, card_width, _ALONE_INK, paper_level)
+        seen, stacked = _symbols_outside([], maps.darkest, typical, card_width, _ALONE_INK, paper_level,
+                                         _ALONE_ROUNDEST)
         symbols += [symbol for symbol in seen if not any(
             np.hypot(*(symbol.center - other.center)) < 0.5 * other.thickness for other in symbols)]
         stacks += stacked
@@ -168,6 +169,12 @@ _ALONE_INK = 0.6
 # darkest channel), and their area within this log ratio of the typical card's there.
 _ALONE_PAPER = 0.5
 _ALONE_SIZE = 0.7
+# A printed symbol is at most this thick for its length (a diamond 0.47, an oval 0.5). Seen
+# steeply along the card, where no card found shows the view, as round as this: touching 20037
+# (a grid of 11 on light wood, none found) shows ovals and squiggles 0.70-0.77 as thick as
+# long. (Beside cards found, taking such blobs lost 1-4 cards in each set of scenes.)
+_ROUNDEST = 0.7
+_ALONE_ROUNDEST = 0.85
 # A card's edge shows along one side at least (against the table, a shadow, a neighbour):
 # the median gradient magnitude (Sobel) along it this fraction of its paper's brightness. A
 # pattern's blob on a plain ground is ringed by ground, with no edge where a card's would be.
@@ -233,7 +240,7 @@ _SYMBOL_CARD_INSET = 0.92
 
 def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
                      typical: Callable[[npt.NDArray[np.float32]], float], largest_width: float,
-                     typical_ink: float, paper_level: float
+                     typical_ink: float, paper_level: float, roundest: float = _ROUNDEST
                      ) -> tuple[list[_Symbol], list[list[_Symbol]]]:
     """The symbol-like ink blobs outside the ``cards``: darker (in the darkest channel) than
     the brightest nearby by a good part of the cards' ink strength (``typical_ink``), the size
@@ -278,7 +285,7 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
             continue
         card_width = math.sqrt(typical(symbol.center.astype(np.float32)) / FLAT_ASPECT)
         reach = max(2, int(round(0.1 * card_width)))
-        if _symbol_shaped(symbol.length, symbol.thickness, card_width):
+        if _symbol_shaped(symbol.length, symbol.thickness, card_width, roundest):
             if _ringed_by_paper(hull, darkest, nearby, reach):
                 symbols.append(symbol)
             continue
@@ -288,11 +295,11 @@ def _symbols_outside(cards: list[CardQuad], darkest: npt.NDArray[np.uint8],
     return symbols, stacks
 
 
-def _symbol_shaped(length: float, thickness: float, card_width: float) -> bool:
+def _symbol_shaped(length: float, thickness: float, card_width: float, roundest: float = _ROUNDEST) -> bool:
     """Whether a blob ``length`` long and ``thickness`` thick has the size and shape of a
-    symbol of a card ``card_width`` wide. (A card seen steeply is narrower than its area says,
-    and its symbols thinner.)"""
-    return 0.5 * card_width <= length <= 1.05 * card_width and 0.22 * length <= thickness <= 0.7 * length
+    symbol of a card ``card_width`` wide, at most ``roundest`` as thick as it is long. (A card
+    seen steeply is narrower than its area says, and its symbols thinner.)"""
+    return 0.5 * card_width <= length <= 1.05 * card_width and 0.22 * length <= thickness <= roundest * length
 
 
 def _stacked_symbols(blob: _Symbol, card_width: float) -> list[list[_Symbol]]:
