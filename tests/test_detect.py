@@ -931,16 +931,11 @@ def test_one_card_alone_gives_the_tables_plane_where_its_proportions_tell_its_lo
 
 
 def cards_turned_every_way_seen_steeply(count: int, seed: int = 3) -> list[CardQuad]:
-    """``count`` flat cards (60 x 94) turned every way on a table, seen by a camera tilted far
-    back and rolled (a homography)."""
+    """``count`` flat cards (60 x 94) turned every way on a table, as the camera of
+    `STEEP_TABLE` sees them."""
     rng = np.random.default_rng(seed)
-    view = np.array([[1.0, 0.25, 80.0], [0.05, 0.45, 120.0], [0.0, 0.0012, 1.0]])
-    cards = []
-    for _ in range(count):
-        flat = card_corners(rng.uniform(0, 700), rng.uniform(0, 700), rng.uniform(0, 180), 60, 94)
-        seen = to_plane(view, flat.astype(np.float64)).astype(np.float32)
-        cards.append(CardQuad(order_corners(seen), False, 1.0))
-    return cards
+    return [CardQuad(order_corners(seen_steeply(card_corners(x, y, angle, 60, 94)).astype(np.float32)), False, 1.0)
+            for x, y, angle in rng.uniform([0, 0, 0], [700, 700, 180], (count, 3))]
 
 
 def test_the_table_seen_from_above_makes_every_card_a_flat_card() -> None:
