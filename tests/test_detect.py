@@ -614,6 +614,16 @@ def test_a_grid_seen_steeply_is_found_from_its_round_looking_symbols() -> None:
     assert detected <= found + 2
 
 
+def test_a_row_under_misplaced_neighbour_guesses_is_found_from_its_symbols() -> None:
+    # Unseen scene 8007 (15 cards in three rows on a striped cloth whose pale stripes are the
+    # cards' paper's tone): the middle row was guessed from its neighbours half a card off,
+    # over two cards' edges. Those guesses show no symbol, yet hid the row's symbols from the
+    # search for cards from them, and a block of the whole row then won: 10 cards found.
+    found, detected = found_in_scene(8007, 15, "striped-cloth")
+    assert found >= 14
+    assert detected <= 16
+
+
 def test_a_card_a_cable_cuts_in_two_is_found_whole() -> None:
     # A dark cable across a card cuts its paper into two pieces, neither card-like; the five
     # cards round it are found as usual.

@@ -22,7 +22,7 @@ from vision.detect.candidate import (CardQuad, FLAT_ASPECT, SQUARE3, chromaticit
                                      holds_several, plain_unless_few, quick_percentile, size_mismatch)
 from vision.detect.edges import SIDE_STEPS, snapped_to_edges
 from vision.detect.maps import Maps
-from vision.detect.paper import INK_RATIO, SHADOWED_PAPER, paper_fraction, shows_coloured_ink
+from vision.detect.paper import INK_RATIO, SHADOWED_PAPER, card_shows_symbols, paper_fraction, shows_coloured_ink
 from vision.detect.perspective import TablePlanes, to_plane, typical_area_model
 from vision.features import segment_ink, shows_symbols, symbols_off_centre
 from vision.quad import NEXT, grow_quad, order_corners
@@ -69,7 +69,8 @@ _SYMBOL_PITCH = (1.1, 1.75)
 
 def cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: Maps
                        ) -> list[CardQuad]:
-    """Cards outlined round groups of symbols outside the ``cards`` found (`_symbols_outside`,
+    """Cards outlined round groups of symbols outside the ``cards`` found that show a symbol
+    (`_symbols_outside`,
     `_symbol_groups`), each snapped to the edges round it where they show, and kept only where
     its margin is paper of the others' tint, its ink as strong as a card's must be
     (`INK_RATIO`), and its face shows as many symbols as the group, centred. They are guesses
@@ -79,6 +80,9 @@ def cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps
     whole = [c for c in cards if not c.partial]
     if len(whole) < 3:
         return []
+    # A guess whose face shows no symbol (a grid neighbour placed half a card off, over two
+    # cards' edges: unseen 8007's middle row) hides no symbols: those under it are looked for.
+    cards = [c for c in cards if not c.guess or c.from_symbols or card_shows_symbols(image, c)]
     typical = typical_area_model(plain_unless_few(whole))
     widths = [math.sqrt(typical(c.center) / FLAT_ASPECT) for c in whole]
     typical_ink = float(np.median([c.ink for c in whole]))
