@@ -182,6 +182,24 @@ def test_symbols_stretched_along_the_card_make_the_reading_uncertain(reader: Car
     assert cut_short.not_as_printed and cut_short.uncertain
 
 
+def test_symbols_stacked_as_printed_only_at_the_printed_pitch() -> None:
+    # An outline run on over a touching card's end takes in that card's nearest symbol beyond a
+    # gap of both cards' margins (touching 20011, 20035): no printed card leaves such a gap.
+    from vision.features import MARGIN, segment_ink, symbols_stacked_as_printed
+
+    assert all(symbols_stacked_as_printed(segment_ink(render_card(card))) for card in full_deck())
+    card = render_card(Card.parse("3 red solid diamond"))
+    boxes = segment_ink(card).boxes
+    middle = boxes[1]
+    # (Boxes are at half size, inside the margin: the middle diamond painted over with paper.)
+    paper = tuple(int(v) for v in card[MARGIN + 4, CARD_WIDTH // 2])
+    gapped = card.copy()
+    top, bottom = MARGIN + 2 * middle[1] - 3, MARGIN + 2 * (middle[1] + middle[3]) + 3
+    gapped[top:bottom, MARGIN:CARD_WIDTH - MARGIN] = paper
+    assert len(segment_ink(gapped).boxes) == 2
+    assert not symbols_stacked_as_printed(segment_ink(gapped))
+
+
 @pytest.mark.parametrize("shift", [(40, 0), (0, -60), (-35, 45)])
 def test_symbols_off_the_middle_of_the_face_make_the_reading_uncertain(reader: CardReader,
                                                                        shift: tuple[int, int]) -> None:

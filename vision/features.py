@@ -587,6 +587,31 @@ def symbols_stretched(seg: InkSegmentation) -> bool:
 _STRETCHED = 0.65
 
 
+def symbols_stacked_as_printed(seg: InkSegmentation) -> bool:
+    """Whether the face's symbols are stacked as SET prints them: none touching the face's top
+    or bottom, each gap between two at most ``_WIDEST_GAP`` of their height, and the gaps
+    alike (within ``_GAPS_ALIKE`` of it). An outline run on over a touching card's end takes in
+    that card's nearest symbol beyond a gap of both cards' margins (touching 20011 and 20035:
+    twice to four times the printed gap), or a piece of it at the face's end."""
+    if not seg.boxes:
+        return False
+    height = seg.filled.shape[0]
+    tops = [y for _, y, _, _ in seg.boxes]
+    bottoms = [y + h for _, y, _, h in seg.boxes]
+    if min(tops) <= 0 or max(bottoms) >= height:
+        return False
+    symbol_height = float(np.median([h for _, _, _, h in seg.boxes]))
+    gaps = [top - bottom for top, bottom in zip(tops[1:], bottoms[:-1])]
+    return not gaps or (max(gaps) <= _WIDEST_GAP * symbol_height
+                        and max(gaps) - min(gaps) <= _GAPS_ALIKE * symbol_height)
+
+
+# The blank between two printed symbols over their height: 0.2-0.3 on the cards we print and
+# photograph (a pitch of 1.2-1.55 symbol heights); the gaps of one card alike within a few pixels.
+_WIDEST_GAP = 0.6
+_GAPS_ALIKE = 0.35
+
+
 # How far (a fraction of the face's width or height) the symbols' middle may lie off the
 # face's middle (generated dev scenes: 3 of 1,064 cards read right and surely lie further,
 # and 3 of the 10 read wrong and surely).

@@ -19,6 +19,10 @@ from core.board import Board, Corners, SeenCard
 from vision.canonical import warp_card
 from vision.cardreader import CardReader, CardReading
 from vision.detect import BLANK_PATTERN, CardQuad, find_cards
+from vision.detect.candidate import overlap_pixels
+from vision.detect.paper import paper_fraction
+from vision.features import segment_ink, symbols_stacked_as_printed, symbols_stretched
+from vision.quad import order_corners
 
 
 class Recognizer:
@@ -69,6 +73,7 @@ class Recognizer:
         start = time.perf_counter()
         readings = self.reader.read(canonical) if canonical else []
         quads, readings = self._turn_sideways_cards(image, quads, canonical, readings)
+        quads, readings = self._lengthen_short_outlines(image, quads, readings)
         blank = sum(reading.blank for reading in readings)
         if blank == len(readings) or (len(readings) - blank < 3 and blank >= BLANK_PATTERN):
             # None of them shows a printed symbol, or four or more show none where fewer than
@@ -131,6 +136,64 @@ class Recognizer:
                                and not loses_symbols):
                 quads[i], readings[i] = quad, reading
         return quads, readings
+
+    def _lengthen_short_outlines(self, image: npt.NDArray[np.uint8], quads: list[CardQuad],
+                                 readings: list[CardReading]) -> tuple[list[CardQuad], list[CardReading]]:
+        """Re-read, outlined half as long again at one end or the other, the cards whose symbols
+        are stretched along the card (`vision.features.symbols_stretched`), and keep a longer
+        outline that stays in the frame, runs over no other card, has paper for its margin,
+        and is read surely, its symbols as printed and stacked at the printed pitch
+        (`vision.features.symbols_stacked_as_printed`).
+
+        An outline that ends two symbols down a card of three (a pale table's stripe or a
+        touching card's edge taken for the card's end) is warped to a whole card's shape: its
+        symbols come out half as thick again, and it reads "2" (dev 5062, 5107, unseen 8034).
+        Seen through the card's own perspective, the whole card is that outline half as long
+        again; which end is missing, only the face tells: the wrong end holds a strip of
+        table, and the symbols sit off the middle, or a touching card's symbol beyond a gap
+        too wide."""
+        height, width = image.shape[:2]
+        tries: list[tuple[int, CardQuad]] = []
+        for i, (quad, reading) in enumerate(zip(quads, readings)):
+            if (not reading.not_as_printed or reading.blank or quad.partial
+                    or not symbols_stretched(segment_ink(warp_card(image, quad.corners)))):
+                continue
+            for corners in _lengthened(quad.corners):
+                longer = dataclasses.replace(quad, corners=order_corners(corners))
+                in_frame = bool((corners >= -1).all() and (corners <= (width, height)).all())
+                if in_frame and not any(other is not quad and overlap_pixels(longer, other)[0]
+                                        > _LENGTHENED_OVERLAP * other.area for other in quads):
+                    tries.append((i, longer))
+        if not tries:
+            return quads, readings
+        quads, readings = list(quads), list(readings)
+        faces = [warp_card(image, quad.corners) for _, quad in tries]
+        for (i, quad), face, reading in zip(tries, faces, self.reader.read(faces)):
+            # (A margin of paper: an outline shifted off its card onto a striped cloth, made
+            # longer, holds the stripes, evenly spaced, and read them as three red squiggles,
+            # surely: dev 5070, paper 0.45; the cards made whole, 0.53-1.)
+            if (not reading.uncertain and not reading.not_as_printed and not reading.sideways
+                    and (readings[i].not_as_printed or reading.confidence > readings[i].confidence)
+                    and symbols_stacked_as_printed(segment_ink(face))
+                    and paper_fraction(image, quad.corners)[0] >= _LENGTHENED_PAPER):
+                quads[i], readings[i] = quad, reading
+        return quads, readings
+
+
+# The margin of a card's outline made longer is at least this fraction paper.
+_LENGTHENED_PAPER = 0.5
+# A card's outline made longer overlaps another card found by at most this fraction of it.
+_LENGTHENED_OVERLAP = 0.2
+
+
+def _lengthened(corners: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
+    """The outline ``corners`` (clockwise from the top-left, portrait) made half as long again
+    beyond its top and beyond its bottom, through its own perspective."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_image = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
+    ends = [np.array([[0, -0.5], [1, -0.5], [1, 1], [0, 1]], np.float32),
+            np.array([[0, 0], [1, 0], [1, 1.5], [0, 1.5]], np.float32)]
+    return [cv2.perspectiveTransform(end.reshape(-1, 1, 2), to_image).reshape(4, 2) for end in ends]
 
 
 class StreamRecognizer:

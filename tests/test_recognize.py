@@ -1,0 +1,59 @@
+"""The recognition path's own steps after the first reading: outlines the reader's ink shows to
+be off the card are made right and read again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.cards import Card
+from vision.cardreader import DEFAULT_MODEL_PATH
+from vision.detect import CardQuad
+from vision.recognize import Recognizer
+from vision.render import render_card
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_PATH.is_file(),
+                                reason="models/card_reader.json absent: run `setfinder train`")
+
+
+def _table_with(cards: dict[tuple[int, int], str]) -> np.ndarray:
+    """A dark table (480 x 640) with the named cards drawn upright, each at its (x, y) top-left."""
+    image = np.full((480, 640, 3), (45, 60, 40), np.uint8)
+    for (x, y), text in cards.items():
+        image[y:y + 250, x:x + 160] = render_card(Card.parse(text), background=(45, 60, 40))
+    return image
+
+
+def _outline(x: float, y: float, height: float) -> CardQuad:
+    corners = np.array([[x, y], [x + 159, y], [x + 159, y + height - 1], [x, y + height - 1]], np.float32)
+    return CardQuad(corners, False, score=1.0)
+
+
+@pytest.mark.parametrize("missing_end", ["top", "bottom"])
+def test_an_outline_ending_two_symbols_down_a_card_of_three_is_made_whole(missing_end: str) -> None:
+    # An outline that ends two symbols down a card of three (a pale stripe or a touching card's
+    # edge taken for its end: dev 5062, 5107) reads "2", its symbols stretched along the card.
+    # Made half as long again at the end that holds no table, it reads "3", surely.
+    image = _table_with({(80, 120): "3 green solid squiggle", (400, 120): "2 red striped oval"})
+    short_y = 120 if missing_end == "bottom" else 120 + 250 - 167
+    board, quads, _ = Recognizer().read_board_at(image, [_outline(80, short_y, 167), _outline(400, 120, 250)])
+    by_text = {str(card.card): card for card in board.cards}
+    assert set(by_text) == {"3 green solid squiggle", "2 red striped oval"}
+    assert not any(card.uncertain for card in board.cards)
+    whole = by_text["3 green solid squiggle"]
+    assert np.abs(np.array(whole.corners).min(axis=0) - [80, 120]).max() < 4
+    assert np.abs(np.array(whole.corners).max(axis=0) - [239, 369]).max() < 4
+
+
+def test_an_outline_is_made_longer_only_where_no_other_card_lies() -> None:
+    # Two cards laid end to end, the upper one outlined without its top third: made longer
+    # downward, the outline would run over the lower card; upward, it is the whole card.
+    image = np.full((640, 400, 3), (45, 60, 40), np.uint8)
+    image[40:290, 120:280] = render_card(Card.parse("3 purple outline diamond"), background=(45, 60, 40))
+    image[292:542, 120:280] = render_card(Card.parse("1 red solid oval"), background=(45, 60, 40))
+    board, _, _ = Recognizer().read_board_at(image, [_outline(120, 123, 167), _outline(120, 292, 250)])
+    upper, lower = sorted(board.cards, key=lambda card: np.mean(card.corners, axis=0)[1])
+    assert (str(upper.card), str(lower.card)) == ("3 purple outline diamond", "1 red solid oval")
+    assert not upper.uncertain and not lower.uncertain
+    assert np.abs(np.array(upper.corners).min(axis=0) - [120, 40]).max() < 4
+    assert np.abs(np.array(upper.corners).max(axis=0) - [279, 289]).max() < 4
