@@ -312,6 +312,15 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
                                and (len(whole) < 3 or card.area <= 1.3 * typical_area)
                                and span(card.corners) <= 1.2 * diagonal(typical_area, typical_aspect)):
                 kept.append(card)
+            elif (3 <= len(whole) and len(reference) < PLANE_QUADS
+                  and card.area <= 1.3 * NEAR_CARD * typical_area
+                  and span(card.corners) <= 1.2 * diagonal(NEAR_CARD * typical_area, typical_aspect)
+                  and card_shows_symbols(image, card, cut_by_frame=True)):
+                # Fewer than six cards give no plane of sizes, only their median, blind to
+                # perspective: a near card the frame cuts (a photo's bottom edge, seen
+                # steeply) is up to three times the far ones' size (bench 1076, new 14139). A
+                # cut card that size shows itself one by its symbols, as a whole one does.
+                kept.append(card)
         elif len(whole) < 3:
             kept.append(card)
         elif (0.4 * typical_area <= card.area <= 2.0 * typical_area
