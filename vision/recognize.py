@@ -180,22 +180,6 @@ class Recognizer:
         return quads, readings
 
 
-# The margin of a card's outline made longer is at least this fraction paper.
-_LENGTHENED_PAPER = 0.5
-# A card's outline made longer overlaps another card found by at most this fraction of it.
-_LENGTHENED_OVERLAP = 0.2
-
-
-def _lengthened(corners: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
-    """The outline ``corners`` (clockwise from the top-left, portrait) made half as long again
-    beyond its top and beyond its bottom, through its own perspective."""
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    to_image = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
-    ends = [np.array([[0, -0.5], [1, -0.5], [1, 1], [0, 1]], np.float32),
-            np.array([[0, 0], [1, 0], [1, 1.5], [0, 1.5]], np.float32)]
-    return [cv2.perspectiveTransform(end.reshape(-1, 1, 2), to_image).reshape(4, 2) for end in ends]
-
-
 class StreamRecognizer:
     """Reads the frames of one camera stream, finding the cards afresh only when the picture
     has changed since they were last found.
@@ -462,3 +446,19 @@ def _scaled_corners(quad: CardQuad, scale: float) -> Corners:
 
 def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
+
+
+# The margin of a card's outline made longer is at least this fraction paper.
+_LENGTHENED_PAPER = 0.5
+# A card's outline made longer overlaps another card found by at most this fraction of it.
+_LENGTHENED_OVERLAP = 0.2
+
+
+def _lengthened(corners: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
+    """The outline ``corners`` (clockwise from the top-left, portrait) made half as long again
+    beyond its top and beyond its bottom, through its own perspective."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_image = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
+    ends = [np.array([[0, -0.5], [1, -0.5], [1, 1], [0, 1]], np.float32),
+            np.array([[0, 0], [1, 0], [1, 1.5], [0, 1.5]], np.float32)]
+    return [cv2.perspectiveTransform(end.reshape(-1, 1, 2), to_image).reshape(4, 2) for end in ends]

@@ -195,7 +195,11 @@ def _rectification_misfit(normed: npt.NDArray[np.float64], params: npt.NDArray[n
 _IN_FRONT = 0.05
 
 
-def typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
+# The typical card area (pixels) at an (x, y) place in the image.
+TypicalArea = Callable[[npt.NDArray[np.float32]], float]
+
+
+def typical_area_model(quads: list[CardQuad]) -> TypicalArea:
     """The typical card area (pixels) at an (x, y) place in the image (`_fitted_typical_area`),
     made once for the same quads: one search asks for it again and again (at each settling,
     and in each later step, for the same cards), and each fit costs about 0.4 ms."""
@@ -213,13 +217,12 @@ def typical_area_model(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float3
     return model
 
 
-_RECENT_FITS: OrderedDict[tuple[int, ...], tuple[tuple[CardQuad, ...], Callable[[npt.NDArray[np.float32]], float]]] \
-    = OrderedDict()
+_RECENT_FITS: OrderedDict[tuple[int, ...], tuple[tuple[CardQuad, ...], TypicalArea]] = OrderedDict()
 _RECENT = 8
 _RECENT_LOCK = threading.Lock()
 
 
-def _fitted_typical_area(quads: list[CardQuad]) -> Callable[[npt.NDArray[np.float32]], float]:
+def _fitted_typical_area(quads: list[CardQuad]) -> TypicalArea:
     """The typical card area (pixels) at an (x, y) place in the image.
 
     Under perspective, cards near the camera look up to twice as large as far ones (or more,

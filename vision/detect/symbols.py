@@ -69,13 +69,12 @@ _SYMBOL_PITCH = (1.1, 1.75)
 
 def cards_from_symbols(cards: list[CardQuad], image: npt.NDArray[np.uint8], maps: Maps
                        ) -> list[CardQuad]:
-    """Cards outlined round groups of symbols outside the ``cards`` found that show a symbol
-    (`_symbols_outside`,
-    `_symbol_groups`), each snapped to the edges round it where they show, and kept only where
-    its margin is paper of the others' tint, its ink as strong as a card's must be
-    (`INK_RATIO`), and its face shows as many symbols as the group, centred. They are guesses
-    (they never set the typical card), but weighed in the merge as plain candidates, and not
-    hidden by a quad far larger than a card (the sheet of paper the card lies on).
+    """Cards outlined round groups of symbols outside those ``cards`` found that show a symbol
+    (`_symbols_outside`, `_symbol_groups`), each snapped to the edges round it where they show,
+    and kept only where its margin is paper of the others' tint, its ink as strong as a card's
+    must be (`INK_RATIO`), and its face shows as many symbols as the group, centred. They are
+    guesses (they never set the typical card), but weighed in the merge as plain candidates,
+    and not hidden by a quad far larger than a card (the sheet of paper the card lies on).
     """
     whole = [c for c in cards if not c.partial]
     if len(whole) < 3:
