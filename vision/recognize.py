@@ -19,7 +19,7 @@ from core.board import Board, Corners, SeenCard
 from vision.canonical import warp_card
 from vision.cardreader import CardReader, CardReading
 from vision.detect import BLANK_PATTERN, CardQuad, find_cards
-from vision.detect.candidate import overlap_pixels
+from vision.detect.candidate import lies_in_view, overlap_pixels
 from vision.detect.paper import paper_fraction
 from vision.features import segment_ink, symbols_stacked_as_printed, symbols_stretched
 from vision.quad import order_corners
@@ -160,8 +160,7 @@ class Recognizer:
                 continue
             for corners in _lengthened(quad.corners):
                 longer = dataclasses.replace(quad, corners=order_corners(corners))
-                in_frame = bool((corners >= -1).all() and (corners <= (width, height)).all())
-                if in_frame and not any(other is not quad and overlap_pixels(longer, other)[0]
+                if lies_in_view(corners, width, height) and not any(other is not quad and overlap_pixels(longer, other)[0]
                                         > _LENGTHENED_OVERLAP * other.area for other in quads):
                     tries.append((i, longer))
         if not tries:

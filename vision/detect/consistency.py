@@ -140,7 +140,7 @@ def _flat_card_from_above(card: CardQuad, rectification: npt.NDArray[np.float64]
     flat = to_plane(rectification, card.corners).astype(np.float32)
     flat_aspect = aspect(flat)
     return (_FLAT_ASPECT_FIT[0] <= max(flat_aspect, 1.0 / flat_aspect) / FLAT_ASPECT <= _FLAT_ASPECT_FIT[1]
-            and _FLAT_AREA_FIT[0] <= _area_from_above(card, rectification) / typical_area <= _FLAT_AREA_FIT[1])
+            and _FLAT_AREA_FIT[0] <= abs(cv2.contourArea(flat)) / typical_area <= _FLAT_AREA_FIT[1])
 
 
 # Seen from above, a card is within this of a flat card's proportions, and of the median area.
