@@ -15,7 +15,8 @@ deck and one camera carries over to others:
   it (blur and noise put some "ink" on bare paper too), from the brightness (luma) lost there
   against the stroke's (a camera's colour bleed tints an outline's inside but keeps its luma),
   from the stripe texture there, beyond the bare paper's own (in dim light sensor noise
-  roughens solid ink as much as paper), and from how sharp the symbols' edges are (a card seen
+  roughens solid ink as much as paper), and how much more it steps one way than another
+  (stripes are lines; noise and tint step alike every way), and from how sharp the symbols' edges are (a card seen
   small or out of focus shows its stripes as an even tint), and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
@@ -112,7 +113,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "shading": ("inside_over_stroke", "inside_ink", "inside_texture_excess", "inside_chroma_over_stroke",
                 "inside_excess_ink", "inside_excess_chroma", "inside_ink_over_noise",
                 "core_excess_ink", "core_excess_chroma", "core_ink_over_noise",
-                "inside_excess_luma", "core_excess_luma", "edge_sharpness"),
+                "inside_excess_luma", "core_excess_luma", "edge_sharpness", "inside_step_spread",
+                "inside_step_spread_ratio"),
     # White-balanced.
     "color": ("absorb_b", "absorb_g", "absorb_r", "log_r_over_g", "log_b_over_g", "hue_cos", "hue_sin",
               "inside_absorb_b", "inside_absorb_g", "inside_absorb_r", "inside_hue_cos", "inside_hue_sin"),
@@ -777,8 +779,18 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     # paper's, and a solid then looks striped. The same steps over the bare paper at the face's
     # two sides (where no symbol is printed) measure that noise, which is taken off.
     darkest = darkest_channel(seg.face)
-    steps = _mean_steps(darkest[y0:y1, x0:x1], big_inside) - _paper_steps(darkest, seg.ink)
-    texture_excess = steps / (max(seg.paper_level, 1.0) * strong)
+    directional = _directional_steps(darkest[y0:y1, x0:x1], big_inside)
+    texture_scale = max(seg.paper_level, 1.0) * strong
+    texture_excess = (directional[0] + directional[1] - _paper_steps(darkest, seg.ink)) / texture_scale
+    # Stripes are lines: across them the darkest channel steps up and down, along them hardly,
+    # while sensor noise, paper grain and an outline's colour bleed step alike every way. So
+    # the spread of the steps over four directions (the diagonals' taken per unit of distance)
+    # tells faint stripes from an even tint or noise, whichever way the stripes run (a
+    # misjudged corner slants them, and stripes too fine for the photo alias into a moire of
+    # another direction). On the generated scenes it halved the shading misreads of a reader
+    # fitted with the other features (bench/HISTORY.md, 2026-12-07, 18:00).
+    steps = np.array(directional) / _STEP_DISTANCE
+    spread = float(steps.max() - steps.min())
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
     # deepest). A blurred outline stroke (a small card seen from afar) spreads ink some way in,
     # but not to the middle; stripes and solid ink reach it.
@@ -810,7 +822,11 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
             (core_chroma - paper_chroma) / max(stroke_chroma - paper_chroma, 1e-3),
             _clip((core_ink - paper_ink) / noise, -20.0, 50.0),
             _clip(inside_drop / stroke_drop, -5.0, 5.0), _clip(core_drop / stroke_drop, -5.0, 5.0),
-            _clip(sharpness, 0.0, 5.0)]
+            _clip(sharpness, 0.0, 5.0), spread / texture_scale, spread / max(float(steps.max() + steps.min()), 1e-3)]
+
+
+# How far a pixel's neighbour to the left, above, above left and above right lies.
+_STEP_DISTANCE = np.array([1.0, 1.0, np.sqrt(2.0), np.sqrt(2.0)])
 
 
 # A 3x3 Sobel filter gives four times a step's height.
@@ -841,19 +857,34 @@ def darkest_channel(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 def _mean_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]) -> float:
     """The mean absolute step to the left neighbour plus that to the neighbour above, over
     the pixels of ``mask`` (uint8, ``gray``'s shape) that have one (0 if none)."""
+    across, down, _, _ = _directional_steps(gray, mask)
+    return across + down
+
+
+def _directional_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
+                       ) -> tuple[float, float, float, float]:
+    """The mean absolute step from each pixel of ``mask`` (uint8, ``gray``'s shape) to its
+    neighbour to the left, above, above left and above right, over the pixels that have that
+    neighbour (0 if none). ``gray`` is at least two pixels wide."""
     # (Steps between neighbours of the flattened rows; a step that wraps from one row's end to
-    # the next row's start is masked out by its first column.)
+    # the next row's start is masked out by its first or last column.)
     gray = np.ascontiguousarray(gray)
     pixels, flat, width = gray.reshape(-1), mask.reshape(-1), gray.shape[1]
-    mask_x = mask.copy()
-    mask_x[:, 0] = 0
-    if pixels.size - width > 4:
-        step_x = cv2.absdiff(pixels[1:], pixels[:-1])
-        step_y = cv2.absdiff(pixels[width:], pixels[:-width])
-        return cv2.mean(step_x, mask=mask_x.reshape(-1)[1:])[0] + cv2.mean(step_y, mask=flat[width:])[0]
-    # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take arrays of
-    # four values or fewer for scalars, so these few steps are summed by NumPy.
-    return _masked_mean_steps(pixels, mask_x.reshape(-1), 1) + _masked_mean_steps(pixels, flat, width)
+    not_first = mask.copy()
+    not_first[:, 0] = 0
+    not_last = mask.copy()
+    not_last[:, -1] = 0
+    # (pixel offset back to the neighbour, mask of the pixels that have it)
+    neighbours = ((1, not_first.reshape(-1)), (width, flat), (width + 1, not_first.reshape(-1)),
+                  (width - 1, not_last.reshape(-1)))
+    if pixels.size - width - 1 > 4:
+        left, above, above_left, above_right = (
+            cv2.mean(cv2.absdiff(pixels[back:], pixels[:-back]), mask=has[back:])[0] for back, has in neighbours)
+    else:
+        # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take arrays
+        # of four values or fewer for scalars, so these few steps are summed by NumPy.
+        left, above, above_left, above_right = (_masked_mean_steps(pixels, has, back) for back, has in neighbours)
+    return left, above, above_left, above_right
 
 
 def _paper_steps(darkest: npt.NDArray[np.uint8], ink: npt.NDArray[np.float32]) -> float:
