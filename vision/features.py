@@ -787,8 +787,10 @@ def _shading_features(seg: InkSegmentation, inside: npt.NDArray[np.uint8]) -> li
     # the spread of the steps over four directions (the diagonals' taken per unit of distance)
     # tells faint stripes from an even tint or noise, whichever way the stripes run (a
     # misjudged corner slants them, and stripes too fine for the photo alias into a moire of
-    # another direction). On the generated scenes it halved the shading misreads of a reader
-    # fitted with the other features (bench/HISTORY.md, 2026-12-07, 18:00).
+    # another direction). A quick network on generated scene cards read half as many shadings
+    # wrong with it; in the full reader it flags fewer cards, with as many misread (bench/
+    # HISTORY.md, 2026-12-07 from 17:51). A smear from a shaken camera has a direction too: the
+    # reader is trained on shaken crops (vision/training.py: _shaken).
     steps = np.array(directional) / _STEP_DISTANCE
     spread = float(steps.max() - steps.min())
     # The core of the symbols: the pixels deepest inside them (at least _CORE_DEPTH of the
