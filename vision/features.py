@@ -16,8 +16,8 @@ deck and one camera carries over to others:
   against the stroke's (a camera's colour bleed tints an outline's inside but keeps its luma),
   from the stripe texture there, beyond the bare paper's own (in dim light sensor noise
   roughens solid ink as much as paper), and how much more it steps one way than another
-  (stripes are lines; noise and tint step alike every way), and from how sharp the symbols' edges are (a card seen
-  small or out of focus shows its stripes as an even tint), and
+  (stripes are lines; noise and tint step alike every way), and from how sharp the symbols'
+  edges are (a card seen small or out of focus shows its stripes as an even tint), and
   **color** from the white-balanced absorption and hue of the strongest ink pixels.
 
 Many cards are read together (`segment_inks`, `features_and_ink_checks`: the tiny paper-white
