@@ -876,9 +876,9 @@ def _directional_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
     not_first[:, 0] = 0
     not_last = mask.copy()
     not_last[:, -1] = 0
+    has_left, has_right = not_first.reshape(-1), not_last.reshape(-1)
     # (pixel offset back to the neighbour, mask of the pixels that have it)
-    neighbours = ((1, not_first.reshape(-1)), (width, flat), (width + 1, not_first.reshape(-1)),
-                  (width - 1, not_last.reshape(-1)))
+    neighbours = ((1, has_left), (width, flat), (width + 1, has_left), (width - 1, has_right))
     if pixels.size - width - 1 > 4:
         left, above, above_left, above_right = (
             cv2.mean(cv2.absdiff(pixels[back:], pixels[:-back]), mask=has[back:])[0] for back, has in neighbours)

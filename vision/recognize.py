@@ -160,8 +160,10 @@ class Recognizer:
                 continue
             for corners in _lengthened(quad.corners):
                 longer = dataclasses.replace(quad, corners=order_corners(corners))
-                if lies_in_view(corners, width, height) and not any(other is not quad and overlap_pixels(longer, other)[0]
-                                        > _LENGTHENED_OVERLAP * other.area for other in quads):
+                runs_over_another = any(other is not quad
+                                        and overlap_pixels(longer, other)[0] > _LENGTHENED_OVERLAP * other.area
+                                        for other in quads)
+                if lies_in_view(corners, width, height) and not runs_over_another:
                     tries.append((i, longer))
         if not tries:
             return quads, readings
