@@ -10,9 +10,10 @@ stripe read as outline in the next, ids reshuffled when a card jitters across a 
   shading, shape) is voted separately, weighted by the reader's confidence in that attribute; a
   track's value changes only when a challenger outweighs it by ``switch_ratio``. A card that was
   really swapped (several attributes different, read the same way ``replace_after`` frames in a
-  row) is re-read at once instead of waiting out the vote. Readings taken while the picture
-  moves (a card half under a hand is read as another) never make a swap and say nothing of
-  how sure the card is read: that is judged on still pictures.
+  row) is re-read at once instead of waiting out the vote. A challenger read only unsure must
+  also outweigh the held value in the track's longer memory (see `_voted_card`). Readings
+  taken while the picture moves (a card half under a hand is read as another) never make a
+  swap and say nothing of how sure the card is read: that is judged on still pictures.
 * **Settling.** A frame is *unsettled* when cards move, when several cards appear or vanish from
   one frame to the next, or when the caller says the picture itself is moving (a hand, the
   camera). The published board changes only after ``settle_frames`` settled frames in a row;
@@ -54,6 +55,10 @@ class TrackerSettings:
     window: int = 15  # readings kept per track for the vote
     switch_ratio: float = 2.0  # a new attribute value must outweigh the current one this much
     min_switch_votes: int = 5  # ... and have been read at least this many times in the window
+    # Each track also keeps every still reading's vote weight, fading by this factor per
+    # reading (a memory of about 1 / (1 - memory_fading) = 50 readings, near 2 s at 30 fps):
+    # a challenger read only unsure must outweigh the held value there too.
+    memory_fading: float = 0.98
     replace_after: int = 5  # identical readings in a row, differing in >= 2 attributes: a swap
     confirm_hits: int = 3  # a new track is a card once seen in this many frames
     tentative_drop_after: int = 2  # an unconfirmed track is forgotten after this many misses
@@ -82,6 +87,8 @@ class TrackerSettings:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.switch_ratio < 1.0:
             raise ValueError(f"switch_ratio must be at least 1, got {self.switch_ratio}")
+        if not 0.0 <= self.memory_fading < 1.0:
+            raise ValueError(f"memory_fading must be in [0, 1), got {self.memory_fading}")
         if not 0.0 < self.smoothing <= 1.0:
             raise ValueError(f"smoothing must be in (0, 1], got {self.smoothing}")
 
@@ -125,8 +132,9 @@ class _Reading:
 class _Votes:
     """A track's window of readings with running per-attribute tallies.
 
-    ``weight[f][d]``, ``count[f][d]`` and ``support[f][d]`` are the summed vote weight, number
-    of readings and summed reader confidence of digit ``d`` of attribute ``f`` over the window;
+    ``weight[f][d]``, ``count[f][d]``, ``sure_count[f][d]`` and ``support[f][d]`` are the
+    summed vote weight, number of readings, number of those clearly sure (`_Reading.sure`) and
+    summed reader confidence of digit ``d`` of attribute ``f`` over the window;
     ``still`` and ``still_support`` count the readings taken while the picture was still. They
     are updated as readings enter and leave, so a frame costs the same however long the window.
     """
@@ -138,6 +146,7 @@ class _Votes:
     def _clear_tallies(self) -> None:
         self.weight = [[0.0, 0.0, 0.0] for _ in FEATURES]
         self.count = [[0, 0, 0] for _ in FEATURES]
+        self.sure_count = [[0, 0, 0] for _ in FEATURES]
         self.support = [[0.0, 0.0, 0.0] for _ in FEATURES]
         self.still_support = [[0.0, 0.0, 0.0] for _ in FEATURES]
         self.still = 0
@@ -167,6 +176,7 @@ class _Votes:
         for feature, digit in enumerate(reading.digits):
             self.weight[feature][digit] += sign * reading.weights[feature]
             self.count[feature][digit] += sign
+            self.sure_count[feature][digit] += sign * reading.sure
             self.support[feature][digit] += sign * reading.confidences[feature]
             if not reading.moving:
                 self.still_support[feature][digit] += sign * reading.confidences[feature]
@@ -185,6 +195,9 @@ class _Track:
     corners: list[list[float]]  # 4 x (x, y), smoothed
     votes: _Votes
     card: Card
+    # Per attribute and digit, the vote weight of every still reading, fading with each new
+    # one (`TrackerSettings.memory_fading`): the vote over a longer time than the window.
+    memory: list[list[float]] = field(default_factory=lambda: [[0.0, 0.0, 0.0] for _ in FEATURES])
     center: Point = (0.0, 0.0)  # of ``corners``, kept up to date with them
     partial: bool = False
     uncertain: bool = False
@@ -346,15 +359,21 @@ class BoardTracker:
         track.misses = 0
         reading = _reading_of(seen, settings.thresholds, moving)
         track.votes.add(reading)
+        if not moving:
+            _remember(track.memory, reading, settings.memory_fading)
         if not track.confirmed:
             track.confirmed = track.hits >= settings.confirm_hits
             track.card = _plurality_card(track.votes, reading)
         elif _is_swap(track, settings.replace_after):
+            # Another card: what the track remembers is of the one before.
             track.votes.keep_last(settings.replace_after)
+            track.memory = [[0.0, 0.0, 0.0] for _ in FEATURES]
+            for kept in track.votes.readings:
+                _remember(track.memory, kept, settings.memory_fading)
             track.card = reading.card
         elif reading.card != track.card:
             # Only a reading that disagrees can tip a vote; agreeing ones just add weight.
-            track.card = _voted_card(track.card, track.votes, settings)
+            track.card = _voted_card(track, settings)
         _summarise(track, settings.thresholds)
 
     # -- publishing -------------------------------------------------------------------------------
@@ -436,6 +455,15 @@ def _reading_of(seen: SeenCard, thresholds: Mapping[str, float] | None = None, m
                     unsure, sure, doubted, moving)
 
 
+def _remember(memory: list[list[float]], reading: _Reading, fading: float) -> None:
+    """Fade a track's memory by one reading and add this one's vote weights."""
+    for feature, digit in enumerate(reading.digits):
+        remembered = memory[feature]
+        for d in range(3):
+            remembered[d] *= fading
+        remembered[digit] += reading.weights[feature]
+
+
 def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
     """The heaviest value of each attribute (ties to the latest reading): for new tracks."""
     digits = []
@@ -445,14 +473,27 @@ def _plurality_card(votes: _Votes, latest: _Reading) -> Card:
     return Card.from_digits(digits)
 
 
-def _voted_card(current: Card, votes: _Votes, settings: TrackerSettings) -> Card:
-    """Each attribute keeps its value unless a challenger clearly wins (hysteresis)."""
-    digits = list(current.digits)
+def _voted_card(track: _Track, settings: TrackerSettings) -> Card:
+    """Each attribute keeps its value unless a challenger clearly wins the window's vote
+    (hysteresis).
+
+    A challenger with no clearly sure reading in the window must also outweigh the held value
+    in the track's memory. A card the reader can hardly tell (faint stripes read striped in
+    most frames, outline in the rest) is read the same wrong way for as long as an outline
+    search happens to give it, a second or more on a still table: that fills the window but
+    not the memory, so the card does not swap between two unsure guesses, while a first guess
+    that the later readings mostly contradict is still given up.
+    """
+    votes = track.votes
+    digits = list(track.card.digits)
     for feature in range(4):
         weight = votes.weight[feature]
+        held = digits[feature]
         challenger = max(range(3), key=lambda d: weight[d])
-        if (challenger != digits[feature] and votes.count[feature][challenger] >= settings.min_switch_votes
-                and weight[challenger] > settings.switch_ratio * weight[digits[feature]]):
+        if (challenger != held and votes.count[feature][challenger] >= settings.min_switch_votes
+                and weight[challenger] > settings.switch_ratio * weight[held]
+                and (votes.sure_count[feature][challenger] > 0
+                     or track.memory[feature][challenger] >= track.memory[feature][held])):
             digits[feature] = challenger
     return Card.from_digits(digits)
 
