@@ -30,13 +30,15 @@ def _outline(x: float, y: float, height: float) -> CardQuad:
 
 
 @pytest.mark.parametrize("missing_end", ["top", "bottom"])
-def test_an_outline_ending_two_symbols_down_a_card_of_three_is_made_whole(missing_end: str) -> None:
+@pytest.mark.parametrize("length", [167, 180])
+def test_an_outline_ending_two_symbols_down_a_card_of_three_is_made_whole(missing_end: str, length: int) -> None:
     # An outline that ends two symbols down a card of three (a pale stripe or a touching card's
     # edge taken for its end: dev 5062, 5107) reads "2", its symbols stretched along the card.
-    # Made half as long again at the end that holds no table, it reads "3", surely.
+    # Made longer at the end that holds no table, half as long again or as much as centres its
+    # symbols (bench 1169, dev 6098), it reads "3", surely.
     image = _table_with({(80, 120): "3 green solid squiggle", (400, 120): "2 red striped oval"})
-    short_y = 120 if missing_end == "bottom" else 120 + 250 - 167
-    board, quads, _ = Recognizer().read_board_at(image, [_outline(80, short_y, 167), _outline(400, 120, 250)])
+    short_y = 120 if missing_end == "bottom" else 120 + 250 - length
+    board, quads, _ = Recognizer().read_board_at(image, [_outline(80, short_y, length), _outline(400, 120, 250)])
     by_text = {str(card.card): card for card in board.cards}
     assert set(by_text) == {"3 green solid squiggle", "2 red striped oval"}
     assert not any(card.uncertain for card in board.cards)

@@ -543,15 +543,21 @@ def symbols_off_centre(seg: InkSegmentation) -> bool:
     card's (it holds a strip of the table, or of a touching card, or misses part of the card),
     and a symbol may be cut off or another card's counted: the reading is a guess.
     """
+    across, along = symbols_offset(seg)
+    return across > _OFF_CENTRE or along > _OFF_CENTRE
+
+
+def symbols_offset(seg: InkSegmentation) -> tuple[float, float]:
+    """How far the middle of the symbols' group lies off the face's middle, across the card
+    and along it, as fractions of the face's width and height ((0, 0) without symbols)."""
     if not seg.boxes:
-        return False
+        return 0.0, 0.0
     height, width = seg.filled.shape
     left = min(x for x, _, _, _ in seg.boxes)
     right = max(x + w for x, _, w, _ in seg.boxes)
     top = min(y for _, y, _, _ in seg.boxes)
     bottom = max(y + h for _, y, _, h in seg.boxes)
-    return (abs((left + right) / (2 * width) - 0.5) > _OFF_CENTRE
-            or abs((top + bottom) / (2 * height) - 0.5) > _OFF_CENTRE)
+    return abs((left + right) / (2 * width) - 0.5), abs((top + bottom) / (2 * height) - 0.5)
 
 
 def symbols_unlike_each_other(seg: InkSegmentation) -> bool:

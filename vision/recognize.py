@@ -21,7 +21,7 @@ from vision.cardreader import CardReader, CardReading
 from vision.detect import BLANK_PATTERN, CardQuad, find_cards
 from vision.detect.candidate import lies_in_view, overlap_pixels
 from vision.detect.paper import paper_fraction
-from vision.features import segment_ink, symbols_stacked_as_printed, symbols_stretched
+from vision.features import segment_ink, symbols_offset, symbols_stacked_as_printed, symbols_stretched
 from vision.quad import order_corners
 
 
@@ -167,17 +167,28 @@ class Recognizer:
                     tries.append((i, longer))
         if not tries:
             return quads, readings
+        first = readings
         quads, readings = list(quads), list(readings)
         faces = [warp_card(image, quad.corners) for _, quad in tries]
+        best: dict[int, float] = {}  # the least offset of the symbols kept so far, per card
         for (i, quad), face, reading in zip(tries, faces, self.reader.read(faces)):
             # (A margin of paper: an outline shifted off its card onto a striped cloth, made
             # longer, holds the stripes, evenly spaced, and read them as three red squiggles,
             # surely: dev 5070, paper 0.45; the cards made whole, 0.53-1.)
-            if (not reading.uncertain and not reading.not_as_printed and not reading.sideways
-                    and (readings[i].not_as_printed or reading.confidence > readings[i].confidence)
-                    and symbols_stacked_as_printed(segment_ink(face))
+            # (Never one that shows fewer symbols: lengthened onto a pale cell of a checked
+            # cloth, a card outlined right but far foreshortened squeezes its three symbols
+            # into the face's middle, read "2" surely, fresh 6105.)
+            if (reading.uncertain or reading.not_as_printed or reading.sideways
+                    or reading.card.count < first[i].card.count
+                    or not (first[i].not_as_printed or reading.confidence > first[i].confidence)):
+                continue
+            seg = segment_ink(face)
+            # Of the lengths that pass, the one that centres the symbols along the card, as
+            # printed, is the card's.
+            offset = symbols_offset(seg)[1]
+            if (offset < best.get(i, math.inf) and symbols_stacked_as_printed(seg)
                     and paper_fraction(image, quad.corners)[0] >= _LENGTHENED_PAPER):
-                quads[i], readings[i] = quad, reading
+                quads[i], readings[i], best[i] = quad, reading, offset
         return quads, readings
 
 
@@ -456,10 +467,17 @@ _LENGTHENED_OVERLAP = 0.2
 
 
 def _lengthened(corners: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
-    """The outline ``corners`` (clockwise from the top-left, portrait) made half as long again
-    beyond its top and beyond its bottom, through its own perspective."""
+    """The outline ``corners`` (clockwise from the top-left, portrait) made longer beyond its
+    top and beyond its bottom, through its own perspective, by each of ``_LENGTHENINGS``."""
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     to_image = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
-    ends = [np.array([[0, -0.5], [1, -0.5], [1, 1], [0, 1]], np.float32),
-            np.array([[0, 0], [1, 0], [1, 1.5], [0, 1.5]], np.float32)]
+    ends = [end for f in _LENGTHENINGS for end in (
+        np.array([[0, -f], [1, -f], [1, 1], [0, 1]], np.float32),
+        np.array([[0, 0], [1, 0], [1, 1 + f], [0, 1 + f]], np.float32))]
     return [cv2.perspectiveTransform(end.reshape(-1, 1, 2), to_image).reshape(4, 2) for end in ends]
+
+
+# How much longer an outline ending two symbols down its card is made, a fraction of its
+# length: half as long again where it ends at the card's third, less or more where it ends
+# a little after or before (bench 1169: 0.3; dev 6098: 0.4).
+_LENGTHENINGS = (0.3, 0.4, 0.5, 0.6)
