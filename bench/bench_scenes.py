@@ -11,6 +11,7 @@ extra) and SET-list accuracy.
     python bench/bench_scenes.py [--scenes 200] [--effects 1.0] [--out DIR] [--model FILE]
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
     python bench/bench_scenes.py --scenes 90 --cards 0 --seed 11000  # empty tables, props and all
+    python bench/bench_scenes.py --scenes 120 --seed 20000 --layout touching  # grids of touching cards
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from core import Card, find_sets
 from setfinder.progress import progress
 from vision.overlay import draw_board
-from vision.scene import generate_scene
+from vision.scene import LAYOUTS, generate_scene
 from vision.tables import TABLES
 from vision.quad import quad_iou  # as vision.training matches detections to cards
 
@@ -60,6 +61,8 @@ def main() -> None:
     parser.add_argument("--effects", type=float, default=1.0, help="scene difficulty 0..1")
     parser.add_argument("--seed", type=int, default=1000, help="first scene seed")
     parser.add_argument("--cards", type=int, help="cards on every table (default: 3-21 at random)")
+    parser.add_argument("--layout", choices=LAYOUTS,
+                        help="how the cards lie (default: the generator's mix; touching: grids edge to edge)")
     add_model_option(parser)
     parser.add_argument("--out", help="write annotated scenes with errors here")
     args = parser.parse_args()
@@ -73,7 +76,8 @@ def main() -> None:
         rng = np.random.default_rng(seed)
         table = tables[index % len(tables)]
         n_cards = args.cards if args.cards is not None else int(rng.integers(3, 22))
-        image, truth = generate_scene(seed, n_cards, size=(960, 720), table=table, effects=args.effects)
+        image, truth = generate_scene(seed, n_cards, size=(960, 720), table=table, layout=args.layout,
+                                      effects=args.effects)
         board = recognizer.read_board(image)
         # Cards a person would count: at least half visible.
         expected = [c for c in truth["cards"] if c["visible_fraction"] >= 0.5]
