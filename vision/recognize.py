@@ -139,17 +139,18 @@ class Recognizer:
 
     def _lengthen_short_outlines(self, image: npt.NDArray[np.uint8], quads: list[CardQuad],
                                  readings: list[CardReading]) -> tuple[list[CardQuad], list[CardReading]]:
-        """Re-read, outlined half as long again at one end or the other, the cards whose symbols
-        are stretched along the card (`vision.features.symbols_stretched`), and keep a longer
-        outline that stays in the frame, runs over no other card, has paper for its margin,
-        and is read surely, its symbols as printed and stacked at the printed pitch
-        (`vision.features.symbols_stacked_as_printed`).
+        """Re-read, outlined longer at one end or the other (by each of `_LENGTHENINGS`), the
+        cards whose symbols are stretched along the card (`vision.features.symbols_stretched`),
+        and keep a longer outline that stays in the frame, runs over no other card, has paper
+        for its margin, and is read surely, with no fewer symbols, as printed and stacked at
+        the printed pitch (`vision.features.symbols_stacked_as_printed`); of several, the one
+        that centres its symbols along the card.
 
         An outline that ends two symbols down a card of three (a pale table's stripe or a
         touching card's edge taken for the card's end) is warped to a whole card's shape: its
         symbols come out half as thick again, and it reads "2" (dev 5062, 5107, unseen 8034).
-        Seen through the card's own perspective, the whole card is that outline half as long
-        again; which end is missing, only the face tells: the wrong end holds a strip of
+        Seen through the card's own perspective, the whole card is that outline about half as
+        long again; which end is missing, only the face tells: the wrong end holds a strip of
         table, and the symbols sit off the middle, or a touching card's symbol beyond a gap
         too wide."""
         height, width = image.shape[:2]
@@ -172,9 +173,6 @@ class Recognizer:
         faces = [warp_card(image, quad.corners) for _, quad in tries]
         best: dict[int, float] = {}  # the least offset of the symbols kept so far, per card
         for (i, quad), face, reading in zip(tries, faces, self.reader.read(faces)):
-            # (A margin of paper: an outline shifted off its card onto a striped cloth, made
-            # longer, holds the stripes, evenly spaced, and read them as three red squiggles,
-            # surely: dev 5070, paper 0.45; the cards made whole, 0.53-1.)
             # (Never one that shows fewer symbols: lengthened onto a pale cell of a checked
             # cloth, a card outlined right but far foreshortened squeezes its three symbols
             # into the face's middle, read "2" surely, fresh 6105.)
@@ -184,7 +182,9 @@ class Recognizer:
                 continue
             seg = segment_ink(face)
             # Of the lengths that pass, the one that centres the symbols along the card, as
-            # printed, is the card's.
+            # printed, is the card's. (A margin of paper: an outline shifted off its card onto
+            # a striped cloth, made longer, holds the stripes, evenly spaced, and read them as
+            # three red squiggles, surely: dev 5070, paper 0.45; the cards made whole, 0.53-1.)
             offset = symbols_offset(seg)[1]
             if (offset < best.get(i, math.inf) and symbols_stacked_as_printed(seg)
                     and paper_fraction(image, quad.corners)[0] >= _LENGTHENED_PAPER):
