@@ -865,34 +865,33 @@ def darkest_channel(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 def _mean_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]) -> float:
     """The mean absolute step to the left neighbour plus that to the neighbour above, over
     the pixels of ``mask`` (uint8, ``gray``'s shape) that have one (0 if none)."""
-    across, down, _, _ = _directional_steps(gray, mask)
-    return across + down
+    return sum(_directional_steps(gray, mask, diagonals=False))
 
 
-def _directional_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8]
-                       ) -> tuple[float, float, float, float]:
+def _directional_steps(gray: npt.NDArray[np.uint8], mask: npt.NDArray[np.uint8], diagonals: bool = True
+                       ) -> tuple[float, ...]:
     """The mean absolute step from each pixel of ``mask`` (uint8, ``gray``'s shape) to its
-    neighbour to the left, above, above left and above right, over the pixels that have that
-    neighbour (0 if none). ``gray`` is at least two pixels wide."""
+    neighbour to the left, above and, with ``diagonals``, above left and above right, over the
+    pixels that have that neighbour (0 if none). ``gray`` is at least two pixels wide."""
     # (Steps between neighbours of the flattened rows; a step that wraps from one row's end to
     # the next row's start is masked out by its first or last column.)
     gray = np.ascontiguousarray(gray)
     pixels, flat, width = gray.reshape(-1), mask.reshape(-1), gray.shape[1]
     not_first = mask.copy()
     not_first[:, 0] = 0
-    not_last = mask.copy()
-    not_last[:, -1] = 0
-    has_left, has_right = not_first.reshape(-1), not_last.reshape(-1)
+    has_left = not_first.reshape(-1)
     # (pixel offset back to the neighbour, mask of the pixels that have it)
-    neighbours = ((1, has_left), (width, flat), (width + 1, has_left), (width - 1, has_right))
+    neighbours = [(1, has_left), (width, flat)]
+    if diagonals:
+        not_last = mask.copy()
+        not_last[:, -1] = 0
+        neighbours += [(width + 1, has_left), (width - 1, not_last.reshape(-1))]
     if pixels.size - width - 1 > 4:
-        left, above, above_left, above_right = (
-            cv2.mean(cv2.absdiff(pixels[back:], pixels[:-back]), mask=has[back:])[0] for back, has in neighbours)
-    else:
-        # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take arrays
-        # of four values or fewer for scalars, so these few steps are summed by NumPy.
-        left, above, above_left, above_right = (_masked_mean_steps(pixels, has, back) for back, has in neighbours)
-    return left, above, above_left, above_right
+        return tuple(cv2.mean(cv2.absdiff(pixels[back:], pixels[:-back]), mask=has[back:])[0]
+                     for back, has in neighbours)
+    # A sliver of an inside (a corner of table taken for a symbol): OpenCV would take arrays of
+    # four values or fewer for scalars, so these few steps are summed by NumPy.
+    return tuple(_masked_mean_steps(pixels, has, back) for back, has in neighbours)
 
 
 def _paper_steps(darkest: npt.NDArray[np.uint8], ink: npt.NDArray[np.float32]) -> float:
