@@ -28,7 +28,9 @@ a time; the same segmentation also says whether a card was warped a quarter turn
 Each attribute's classifier sees only its own group of features (`FEATURE_GROUPS`).
 
 Everything is computed inside a margin at the card border, so a warp that is a few pixels off
-(a sliver of table at the edge) changes nothing. The features are unchanged by a 180-degree turn.
+(a sliver of table at the edge) changes nothing. The features are all but unchanged by a
+180-degree turn: only the paper-white grid falls on the face differently (`CardReader.read`
+reads an uncertain card both ways up).
 """
 
 from __future__ import annotations
