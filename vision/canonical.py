@@ -17,8 +17,10 @@ import numpy.typing as npt
 CARD_WIDTH = 160
 CARD_HEIGHT = 250
 CARD_ASPECT = CARD_HEIGHT / CARD_WIDTH
-# Cards warped down by more than this are averaged down first (`warp_card`).
-_ALIASING_SHRINK = 1.3
+# A card warped down by more than this is averaged down first (`warp_card`): up to a step of two
+# pixels, bilinear sampling (2 x 2 pixels a sample) still weighs every pixel of the card; beyond
+# it, whole pixels fall between samples and stripes a pixel or two wide alias or vanish.
+_ALIASING_SHRINK = 2.0
 
 _CANONICAL_CORNERS = np.array(
     [[0, 0], [CARD_WIDTH - 1, 0], [CARD_WIDTH - 1, CARD_HEIGHT - 1], [0, CARD_HEIGHT - 1]],
@@ -37,10 +39,11 @@ def warp_card(image: npt.NDArray[np.uint8], corners: npt.ArrayLike) -> npt.NDArr
         raise ValueError(f"image must be BGR uint8 (H, W, 3), got {image.dtype} {image.shape}")
     shrink = _shrink_factor(quad)
     if shrink > _ALIASING_SHRINK:
-        # warpPerspective samples bilinearly whatever the flag (its INTER_AREA is INTER_LINEAR):
-        # a card several times the canonical size would be sampled at every second or third
-        # pixel, and fine stripes alias into coarser ones or vanish. So the region round the
-        # card is first averaged down to about the canonical size.
+        # warpPerspective samples bilinearly whatever the flag (its INTER_AREA is INTER_LINEAR,
+        # OpenCV issue 21060): a card three times the canonical size (a close-up, a large
+        # photo's card) would be sampled at every third pixel, and fine stripes alias into
+        # coarser ones or vanish. So the region round the card is first averaged down to about
+        # the canonical size.
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 3, (image.shape[1], image.shape[0]))
         region = image[y0:y1, x0:x1]
