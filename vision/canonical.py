@@ -17,10 +17,6 @@ import numpy.typing as npt
 CARD_WIDTH = 160
 CARD_HEIGHT = 250
 CARD_ASPECT = CARD_HEIGHT / CARD_WIDTH
-# A card warped down by more than this is averaged down first (`warp_card`): up to a step of two
-# pixels, bilinear sampling (2 x 2 pixels a sample) still weighs every pixel of the card; beyond
-# it, whole pixels fall between samples and stripes a pixel or two wide alias or vanish.
-_ALIASING_SHRINK = 2.0
 
 _CANONICAL_CORNERS = np.array(
     [[0, 0], [CARD_WIDTH - 1, 0], [CARD_WIDTH - 1, CARD_HEIGHT - 1], [0, CARD_HEIGHT - 1]],
@@ -37,31 +33,12 @@ def warp_card(image: npt.NDArray[np.uint8], corners: npt.ArrayLike) -> npt.NDArr
     quad = np.asarray(corners, dtype=np.float32).reshape(4, 2)
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"image must be BGR uint8 (H, W, 3), got {image.dtype} {image.shape}")
-    shrink = _shrink_factor(quad)
-    if shrink > _ALIASING_SHRINK:
-        # warpPerspective samples bilinearly whatever the flag (its INTER_AREA is INTER_LINEAR,
-        # OpenCV issue 21060): a card three times the canonical size (a close-up, a large
-        # photo's card) would be sampled at every third pixel, and fine stripes alias into
-        # coarser ones or vanish. So the region round the card is first averaged down to about
-        # the canonical size.
-        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
-        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 3, (image.shape[1], image.shape[0]))
-        region = image[y0:y1, x0:x1]
-        size = (max(1, round((x1 - x0) / shrink)), max(1, round((y1 - y0) / shrink)))
-        image = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
-        quad = (quad - np.array([x0, y0], np.float32)) * np.array(
-            [size[0] / (x1 - x0), size[1] / (y1 - y0)], np.float32)
     matrix = cv2.getPerspectiveTransform(quad, _CANONICAL_CORNERS)
+    # (Bilinear: the warps have no area averaging, their INTER_AREA is INTER_LINEAR, OpenCV
+    # issue 21060. Averaging a large card down before the warp was measured and not kept:
+    # `bench/HISTORY.md`, 2026-12-07 from 21:41.)
     return cv2.warpPerspective(image, matrix, (CARD_WIDTH, CARD_HEIGHT), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-
-
-def _shrink_factor(quad: npt.NDArray[np.float32]) -> float:
-    """How many image pixels the warp of the card at ``quad`` (4, 2) steps per canonical pixel,
-    at least (along the card's shorter and longer sides, the lesser of the two)."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    across, along = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    return float(min(across / CARD_WIDTH, along / CARD_HEIGHT))
 
 
 def resize_crop(crop: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
