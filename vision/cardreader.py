@@ -230,7 +230,7 @@ class CardReader:
         Returns one CardReading per card, in order. An empty list gives an empty list.
         A card read uncertain is read a second time turned half round, and its values are those
         the two readings agree on best (their probabilities multiplied): the features are not
-        quite the same either way up (the paper-white grid falls differently), and of the cards
+        quite the same either way up (`vision.features`), and of the cards
         found in five sets of generated scenes this reads 125 wrong where one reading read 138
         (`bench/HISTORY.md`, 2026-12-07 from 21:41). The reading stays uncertain: the thresholds
         were calibrated on one reading, so two are no surer a call, and which cards are flagged
