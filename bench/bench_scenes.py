@@ -12,6 +12,7 @@ extra) and SET-list accuracy.
     python bench/bench_scenes.py --scenes 45 --cards 1 --seed 7000   # close-ups of one card
     python bench/bench_scenes.py --scenes 90 --cards 0 --seed 11000  # empty tables, props and all
     python bench/bench_scenes.py --scenes 120 --seed 20000 --layout touching  # grids of touching cards
+    python bench/bench_scenes.py --list       # also every card lost, false or read wrong, one a line
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def overlap(quad: np.ndarray, card: dict, shape: tuple[int, ...]) -> float:
     return iou
 
 
+def _where(corners: object) -> str:
+    x, y = np.asarray(corners, np.float64).mean(axis=0)
+    return f"{x:.0f},{y:.0f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=200)
@@ -65,12 +71,16 @@ def main() -> None:
                         help="how the cards lie (default: the generator's mix; touching: grids edge to edge)")
     add_model_option(parser)
     parser.add_argument("--out", help="write annotated scenes with errors here")
+    parser.add_argument("--list", action="store_true",
+                        help="also list every card lost, false or read wrong (seed, table, where, what), "
+                             "to compare two versions of the code card by card")
     args = parser.parse_args()
     recognizer = recognizer_for(args.model)
     tables = list(TABLES)
     per_table: dict[str, Counter[str]] = defaultdict(Counter)
     attribute_right: Counter[str] = Counter()
     totals: Counter[str] = Counter()
+    listed: list[str] = []
     for index in progress(range(args.scenes), label="scenes"):
         seed = args.seed + index
         rng = np.random.default_rng(seed)
@@ -96,6 +106,12 @@ def main() -> None:
                 cut_reported += 1
             else:
                 false_cards += 1
+                listed.append(f"{seed} {table} FALSE at {_where(seen.corners)} {seen.card} "
+                              f"uncertain={seen.uncertain}")
+        for j in set(range(len(expected))) - used:
+            card = expected[j]
+            listed.append(f"{seed} {table} LOST {j} at {_where(card['corners'])} {card['card']} "
+                          f"visibility={card['visibility']} in_view={card['visible_fraction']:.2f}")
         counts = per_table[table]
         counts.update(expected=len(expected), found=len(matches), false=false_cards, cut=cut_reported, scenes=1)
         wrong = 0
@@ -110,6 +126,10 @@ def main() -> None:
             counts.update(read=1, read_right=int(all(right)), uncertain=int(seen.uncertain),
                           wrong_sure=int(not all(right) and not seen.uncertain))
             wrong += not all(right)
+            if not all(right):
+                listed.append(f"{seed} {table} WRONG {j} at {_where(truth_card['corners'])} "
+                              f"true={truth_card['card']} read={seen.card} uncertain={seen.uncertain} "
+                              f"confidence={seen.confidence:.2f}")
         whole = (len(matches) == len(expected) and false_cards == 0 and wrong == 0)
         counts.update(board_right=int(whole))
         full_truth = [Card.parse(c["card"]) for c in truth["cards"] if c["visibility"] == "full"]
@@ -135,6 +155,8 @@ def main() -> None:
         rows.append([table, c["scenes"], c["expected"], precision, recall, c["false"], c["cut"],
                      f"{100 * c['read_right'] / c['read']:.1f}%" if c["read"] else "-", c["wrong_sure"],
                      f"{100 * c['board_right'] / c['scenes']:.0f}%", f"{100 * c['sets_right'] / c['scenes']:.0f}%"])
+    if args.list:
+        print("\n".join(sorted(listed, key=lambda line: int(line.split()[0]))) + "\n")
     print(markdown_table(["table", "scenes", "cards", "detection precision", "detection recall",
                           "false cards", "cut cards reported partial", "card read right",
                           "read wrong, not flagged", "whole board right", "SET list right"], rows))
