@@ -108,8 +108,9 @@ def main() -> None:
                 false_cards += 1
                 listed.append(f"{seed} {table} FALSE at {_where(seen.corners)} {seen.card} "
                               f"uncertain={seen.uncertain}")
-        for j in set(range(len(expected))) - used:
-            card = expected[j]
+        for j, card in enumerate(expected):
+            if j in used:
+                continue
             listed.append(f"{seed} {table} LOST {j} at {_where(card['corners'])} {card['card']} "
                           f"visibility={card['visibility']} in_view={card['visible_fraction']:.2f}")
         counts = per_table[table]
@@ -156,7 +157,7 @@ def main() -> None:
                      f"{100 * c['read_right'] / c['read']:.1f}%" if c["read"] else "-", c["wrong_sure"],
                      f"{100 * c['board_right'] / c['scenes']:.0f}%", f"{100 * c['sets_right'] / c['scenes']:.0f}%"])
     if args.list:
-        print("\n".join(sorted(listed, key=lambda line: int(line.split()[0]))) + "\n")
+        print("\n".join(listed) + "\n")  # (scene by scene, as the scenes were read)
     print(markdown_table(["table", "scenes", "cards", "detection precision", "detection recall",
                           "false cards", "cut cards reported partial", "card read right",
                           "read wrong, not flagged", "whole board right", "SET list right"], rows))
