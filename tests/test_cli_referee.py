@@ -452,3 +452,26 @@ def test_a_generated_clip_a_hand_takes_the_claimed_set_and_deals_three(reader: s
     # naming it, or a "no SET" call, then waits for a better view).
     confident = [s.card for s in referee.table if s.is_readable]
     assert set(confident) <= set(final) and (reader == "recognizer" or len(confident) == 12), referee.table_text()
+
+
+def test_a_black_and_white_photo_is_refereed_with_a_note_that_no_colour_shows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+    import numpy as np
+
+    from setfinder.commands.referee import PhotoSource
+
+    class Reads:
+        def read_board(self, image: np.ndarray, scale: float = 1.0) -> Board:
+            return Board(cards=(), width=image.shape[1], height=image.shape[0])
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    colour = np.zeros((120, 160, 3), np.uint8)
+    colour[40:80, 60:100] = (40, 40, 200)
+    cv2.imwrite(str(folder / "1-colour.png"), colour)
+    cv2.imwrite(str(folder / "2-grey.png"), cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY))
+    views = PhotoSource(folder, Reads())
+    assert views.next_view() is not None and capsys.readouterr().err == ""
+    assert views.next_view() is not None
+    assert capsys.readouterr().err.startswith("2-grey.png is black and white: no card's colour can be read")

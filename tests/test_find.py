@@ -138,7 +138,11 @@ def test_unusual_pixel_formats_are_read(scene: tuple[Path, dict], tmp_path: Path
     cv2.imwrite(str(deep), image.astype(np.uint16) * 257)
     alpha = tmp_path / "alpha.png"
     cv2.imwrite(str(alpha), cv2.cvtColor(image, cv2.COLOR_BGR2BGRA))
-    code, records, _ = run_find([str(gray), str(deep), str(alpha), "--json"], capsys)
+    code, records, err = run_find([str(gray), str(deep), str(alpha), "--json"], capsys)
     assert code == 0
     assert len(records[1]["cards"]) == 12 and len(records[2]["cards"]) == 12
-    assert "cards" in records[0]  # grayscale: cards found; colour cannot be read, so expect doubt
+    # Black and white: the cards are found, but no colour can be read, and the answer says so.
+    assert records[0]["cards"] and all(card["uncertain"] for card in records[0]["cards"])
+    assert records[0]["verdict"] == "uncertain"
+    assert err.splitlines() == [f"setfinder: note: {gray} is black and white: no card's colour can be read "
+                                "from it, so every card is uncertain; take a colour photo"]

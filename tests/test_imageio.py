@@ -10,7 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.imageio import ImageError, header_size, load_image, load_photo
+from vision.imageio import ImageError, header_size, load_image, load_photo, shows_no_colour
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
 
 
 def _write(path: Path, image: np.ndarray, ext: str = ".png") -> Path:
@@ -44,6 +46,19 @@ def test_reads_colour_png(tmp_path: Path) -> None:
 def test_unusual_formats_become_bgr8(tmp_path: Path, image: np.ndarray) -> None:
     loaded = load_image(_write(tmp_path / "odd.png", image))
     assert loaded.ndim == 3 and loaded.shape[2] == 3 and loaded.dtype == np.uint8
+
+
+@pytest.mark.parametrize("name", ["webcam-960x720.jpg", "table-12-no-set.jpg", "light-wood.jpg"])
+def test_a_black_and_white_photo_shows_no_colour_and_a_colour_one_does_even_dim(tmp_path: Path, name: str) -> None:
+    colour = load_image(SAMPLES / name)
+    assert not shows_no_colour(colour)
+    assert not shows_no_colour((colour * 0.25).astype(np.uint8))  # a quarter of the light
+    grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
+    assert shows_no_colour(load_image(_write(tmp_path / "grey.png", grey)))
+    # Saved as colour, its compression noise is no colour either.
+    noisy = cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR).astype(np.int16)
+    noisy += np.random.default_rng(1).integers(-4, 5, size=noisy.shape, dtype=np.int16)
+    assert shows_no_colour(load_image(_write(tmp_path / "grey.jpg", np.clip(noisy, 0, 255).astype(np.uint8), ".jpg")))
 
 
 def test_16bit_is_scaled_not_clipped(tmp_path: Path) -> None:

@@ -59,3 +59,25 @@ def test_an_outline_is_made_longer_only_where_no_other_card_lies() -> None:
     assert not upper.uncertain and not lower.uncertain
     assert np.abs(np.array(upper.corners).min(axis=0) - [120, 40]).max() < 4
     assert np.abs(np.array(upper.corners).max(axis=0) - [279, 289]).max() < 4
+
+
+def test_every_card_of_a_black_and_white_photo_is_uncertain_however_sure_the_reader_is() -> None:
+    # The reader reads the grey inks as some colour, and may be sure of it: no colour shows,
+    # so the board must not claim any.
+    import cv2
+
+    from vision.cardreader import CardReading
+
+    class SureReader:
+        def read(self, cards: list[np.ndarray]) -> list[CardReading]:
+            sure = {"count": 1.0, "color": 1.0, "shading": 1.0, "shape": 1.0}
+            return [CardReading(Card.parse("1 red solid oval"), sure, 1.0, False) for _ in cards]
+
+    image = _table_with({(80, 120): "3 green solid squiggle", (400, 120): "2 red striped oval"})
+    quads = [_outline(80, 120, 250), _outline(400, 120, 250)]
+    recognizer = Recognizer(SureReader())  # type: ignore[arg-type]
+    in_colour, _, _ = recognizer.read_board_at(image, quads)
+    assert not any(card.uncertain for card in in_colour.cards)
+    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    in_grey, _, _ = recognizer.read_board_at(grey, quads)
+    assert len(in_grey.cards) == 2 and all(card.uncertain for card in in_grey.cards)

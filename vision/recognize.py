@@ -22,6 +22,7 @@ from vision.detect import BLANK_PATTERN, CardQuad, find_cards
 from vision.detect.candidate import lies_in_view, overlap_pixels
 from vision.detect.paper import paper_fraction
 from vision.features import segment_ink, symbols_offset, symbols_stacked_as_printed, symbols_stretched
+from vision.imageio import shows_no_colour
 from vision.quad import order_corners
 
 
@@ -85,6 +86,9 @@ class Recognizer:
 
         start = time.perf_counter()
         seen = []
+        # A photo without colour (black and white) shows no card's colour: every reading is a
+        # guess at it, however sure the reader is of the ink's grey.
+        colourless = bool(quads) and shows_no_colour(image)
         washed_out = _washed_out(quads)
         odd_colour = _colour_unlike_its_kind(readings, [quad.partial for quad in quads])
         for quad, reading, faded, odd in zip(quads, readings, washed_out, odd_colour):
@@ -98,7 +102,7 @@ class Recognizer:
                 partial=partial,
                 # A card not wholly in view is warped distorted or in part: its reading is a
                 # guess, never a fact.
-                uncertain=bool(reading.uncertain or partial or faded or odd),
+                uncertain=bool(reading.uncertain or partial or faded or odd or colourless),
                 attribute_confidence=dict(reading.attribute_confidence),
             ))
         ordered = tuple(seen[i] for i in reading_order([s.corners for s in seen]))

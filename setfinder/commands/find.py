@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from setfinder.errors import UserError
-    from vision.imageio import ImageError, load_photo
+    from vision.imageio import ImageError, load_photo, shows_no_colour
     from vision.recognize import Recognizer
 
     try:
@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
                                       "with the cards in view and in focus")
             continue
         succeeded += 1
+        if shows_no_colour(photo.image):
+            print(f"setfinder: note: {path} is black and white: no card's colour can be read from it, "
+                  "so every card is uncertain; take a colour photo", file=sys.stderr)
         annotated_path = None
         if out_dir is not None or show:
             from vision.overlay import draw_board

@@ -139,7 +139,7 @@ class PhotoSource:
         self._next = 0
 
     def next_view(self) -> View | None:
-        from vision.imageio import ImageError, load_photo
+        from vision.imageio import ImageError, load_photo, shows_no_colour
 
         while self._next < len(self.paths):
             path = self.paths[self._next]
@@ -149,6 +149,9 @@ class PhotoSource:
             except ImageError as error:
                 print(f"skipped {path.name}: {error}", file=sys.stderr)
                 continue
+            if shows_no_colour(photo.image):
+                print(f"{path.name} is black and white: no card's colour can be read from it, so no call "
+                      "is judged on it; take colour photos", file=sys.stderr)
             return View(path.name, self.recognizer.read_board(photo.image, photo.scale), photo.image)
         return None
 
