@@ -61,6 +61,14 @@ def test_a_black_and_white_photo_shows_no_colour_and_a_colour_one_does_even_dim(
     assert shows_no_colour(load_image(_write(tmp_path / "grey.jpg", np.clip(noisy, 0, 255).astype(np.uint8), ".jpg")))
 
 
+def test_a_heic_photo_is_named_and_the_way_round_it_given(tmp_path: Path) -> None:
+    # The start of an iPhone photo: an ISO media 'ftyp' box of brand heic (OpenCV has no decoder).
+    path = tmp_path / "IMG_0001.HEIC"
+    path.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200))
+    with pytest.raises(ImageError, match="HEIC photo.*export it as JPEG"):
+        load_image(path)
+
+
 def test_16bit_is_scaled_not_clipped(tmp_path: Path) -> None:
     loaded = load_image(_write(tmp_path / "deep.png", np.full((40, 40, 3), 40000, np.uint16)))
     assert 150 < loaded[0, 0, 0] < 160  # 40000 / 257

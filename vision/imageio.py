@@ -123,6 +123,9 @@ def decode_image(data: bytes, *, name: str = "image", max_working_pixels: int = 
                 flags = reduced
                 break
     image = cv2.imdecode(buffer, flags)
+    if image is None and _is_heif(data):
+        raise ImageError(f"{name}: a HEIC photo (an iPhone's own format), which OpenCV cannot decode; "
+                         "export it as JPEG (or set the iPhone's Camera > Formats to Most Compatible)")
     if image is None:
         raise ImageError(f"{name}: not an image OpenCV can decode (is it a photo? try JPEG or PNG)")
     if image.ndim == 2:
@@ -135,6 +138,14 @@ def decode_image(data: bytes, *, name: str = "image", max_working_pixels: int = 
     if size is None and image.shape[0] * image.shape[1] > MAX_PIXELS:
         raise ImageError(f"{name}: {image.shape[1]}x{image.shape[0]} pixels is too large; resize it")
     return np.ascontiguousarray(image)
+
+
+def _is_heif(data: bytes) -> bool:
+    """Whether ``data`` starts as a HEIF/HEIC file: an ISO media box 'ftyp' with an image brand."""
+    return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
+
+
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
