@@ -101,6 +101,31 @@ def test_huge_header_refused_before_decoding(tmp_path: Path) -> None:
         load_image(path)
 
 
+def _jpeg_claiming(width: int, height: int) -> bytes:
+    """A small real JPEG whose frame header claims width x height."""
+    ok, data = cv2.imencode(".jpg", np.full((48, 64, 3), 128, np.uint8))
+    data = bytearray(data.tobytes())
+    frame = data.index(b"\xff\xc0")
+    data[frame + 5:frame + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
+def test_a_108_mp_phone_jpeg_is_read_and_a_jpeg_bomb_refused(tmp_path: Path) -> None:
+    # A JPEG is decoded at 1/8 of its side, so a 108 MP phone photo is cheap to read; far
+    # beyond that is refused before decoding, as for every other format over 50 MP.
+    phone = tmp_path / "phone.jpg"
+    phone.write_bytes(_jpeg_claiming(12000, 9000))
+    assert header_size(phone.read_bytes()) == (12000, 9000)
+    try:
+        load_photo(phone)  # (what is decoded of so little data does not matter here)
+    except ImageError as error:
+        assert "too large" not in str(error)
+    bomb = tmp_path / "bomb.jpg"
+    bomb.write_bytes(_jpeg_claiming(40000, 40000))
+    with pytest.raises(ImageError, match="too large"):
+        load_image(bomb)
+
+
 def test_tiny_image(tmp_path: Path) -> None:
     with pytest.raises(ImageError, match="too small"):
         load_image(_write(tmp_path / "dot.png", np.zeros((1, 1, 3), np.uint8)))

@@ -17,8 +17,13 @@ import numpy as np
 import numpy.typing as npt
 
 # Refuse images whose header claims more pixels than this before decoding them: a 40000 x 40000
-# header would otherwise take gigabytes. 50 MP covers every phone camera in common use.
+# header would otherwise take gigabytes. 50 MP covers every phone camera in common use...
 MAX_PIXELS = 50_000_000
+# ... but a JPEG is decoded at reduced scale (below), so the 108 MP of some phones' main cameras
+# cost little: measured here on a 12000 x 9000 photo decoded at 1/8 of its side, 0.23 s and a
+# 70 MB peak for the whole process (baseline JPEG, as cameras write), 0.7 s and 380 MB
+# progressive (whose decoder holds every coefficient of the photo).
+MAX_JPEG_PIXELS = 120_000_000
 MIN_SIDE = 32
 # Large JPEGs are decoded at 1/2, 1/4 or 1/8 scale (DCT scaling in the decoder, several times
 # faster than a full decode), the largest reduction that still leaves this many pixels.
@@ -107,9 +112,10 @@ def decode_image(data: bytes, *, name: str = "image", max_working_pixels: int = 
     size = header_size(data)
     if size is not None:
         width, height = size
-        if width * height > MAX_PIXELS:
+        largest = MAX_JPEG_PIXELS if data[:2] == b"\xff\xd8" else MAX_PIXELS
+        if width * height > largest:
             raise ImageError(f"{name}: {width}x{height} pixels is too large "
-                             f"(at most {MAX_PIXELS // 1_000_000} MP); resize the photo")
+                             f"(at most {largest // 1_000_000} MP); resize the photo")
     if _looks_truncated(data):
         raise ImageError(f"{name}: the file is truncated (incomplete download or copy?); "
                          "take or copy the photo again")
