@@ -49,9 +49,10 @@ class ScriptedRecognizer:
 
 
 def table_frames(n: int, seed: int = 0) -> list[np.ndarray]:
-    """``n`` plain small frames with a little sensor noise (nothing moves)."""
+    """``n`` plain small frames of a green felt table with a little sensor noise (nothing moves)."""
     rng = np.random.default_rng(seed)
-    base = np.full(SMALL, 90, np.uint8)
+    base = np.empty(SMALL, np.uint8)
+    base[:] = (70, 100, 60)
     return [np.clip(base + rng.integers(-3, 4, SMALL), 0, 255).astype(np.uint8) for _ in range(n)]
 
 
@@ -681,6 +682,21 @@ def test_cli_max_frames_and_stdout(tmp_path: Path, scripted_cli: list[Board],
     code = main(["live", "--video", str(video), "--headless", "--jsonl", "-", "--max-frames", "10"])
     out, err = capsys.readouterr()
     assert code == 0 and len(out.splitlines()) == 10 and "frame limit" in err
+
+
+def test_cli_says_once_when_the_frames_are_black_and_white(tmp_path: Path, scripted_cli: list[Board],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    grey = tmp_path / "grey.avi"
+    write_video(grey, [cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+                       for frame in table_frames(5)])
+    coloured = tmp_path / "coloured.avi"
+    write_video(coloured, table_frames(5))
+    assert main(["live", "--video", str(grey), "--headless", "--jsonl", "-"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "black and white" in line]
+    assert notes == ["setfinder: note: the frames are black and white: no card's colour can be read from them, "
+                     "so every card is uncertain; use a colour camera"]
+    assert main(["live", "--video", str(coloured), "--headless", "--jsonl", "-"]) == 0
+    assert "black and white" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("argv", "message"), [

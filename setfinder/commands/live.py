@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import IO, Any
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             window = None if args.headless else Window()
             summary = live.run_live(source, recognizer, window=window, recorder=recorder, jsonl=jsonl,
                                     realtime=True if args.realtime else None, max_frames=args.max_frames,
-                                    workers=args.workers)
+                                    workers=args.workers, on_result=_note_if_black_and_white())
     except LiveError as error:
         raise UserError(str(error)) from None
     skipped = f", {summary.skipped} skipped" if summary.skipped else ""
@@ -102,6 +103,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"setfinder live: {summary.processed} frames in {summary.seconds:.1f} s "
           f"({summary.fps:.1f} fps{skipped}){readers}; stopped: {summary.stopped_by}", file=sys.stderr)
     return 0
+
+
+def _note_if_black_and_white() -> Callable[[Any], None]:
+    """A live-mode callback that says once, on the first frame, when the frames hold no colour
+    (a monochrome or infrared camera): every card is then uncertain, and the user should know
+    why."""
+    from vision.imageio import shows_no_colour
+
+    first = [True]
+
+    def note(result: Any) -> None:
+        if first[0]:
+            first[0] = False
+            if shows_no_colour(result.frame.image):
+                print("setfinder: note: the frames are black and white: no card's colour can be read "
+                      "from them, so every card is uncertain; use a colour camera", file=sys.stderr)
+    return note
 
 
 def _load_recognizer() -> Any:
