@@ -136,6 +136,9 @@ VARIANTS: dict[str, Callable[[Image], Image]] = {
     "tungsten bulb": _lit((0.35, 0.7, 1.0)),
     "cool daylight": _lit((1.0, 0.9, 0.7)),
     "overexposed": _lit((1.9, 1.9, 1.9)),
+    # (A camera metering on a dark table: the cards' paper clipped white, thin inks too.)
+    "overexposed 3x": _lit((3.0, 3.0, 3.0)),
+    "overexposed 4x": _lit((4.0, 4.0, 4.0)),
     "dim, noisy": _dim_and_noisy,
     "dark room": _dark_room,
     "uneven light": _uneven,

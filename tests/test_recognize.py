@@ -81,3 +81,27 @@ def test_every_card_of_a_black_and_white_photo_is_uncertain_however_sure_the_rea
     grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     in_grey, _, _ = recognizer.read_board_at(grey, quads)
     assert len(in_grey.cards) == 2 and all(card.uncertain for card in in_grey.cards)
+
+
+def test_a_card_on_clipped_white_paper_with_faint_ink_is_uncertain_however_sure_the_reader_is() -> None:
+    # Overexposed, a card's paper clips white and so do the light channels of its thin inks:
+    # the reader may be sure of a wrong colour or shading. A solid card's strong ink, or faint
+    # ink on paper not clipped, keeps its reading.
+    import dataclasses
+
+    from vision.cardreader import CardReading
+
+    class SureReader:
+        def read(self, cards: list[np.ndarray]) -> list[CardReading]:
+            sure = {"count": 1.0, "color": 1.0, "shading": 1.0, "shape": 1.0}
+            return [CardReading(Card.parse("1 red solid oval"), sure, 1.0, False) for _ in cards]
+
+    image = _table_with({(20, 120): "1 green striped oval", (230, 120): "2 red solid oval",
+                         (440, 120): "3 purple outline oval"})
+    cards = [((20, 120), (255.0, 255.0, 255.0), 0.3),   # clipped paper, faint ink
+             ((230, 120), (255.0, 255.0, 255.0), 0.8),  # clipped paper, strong ink
+             ((440, 120), (230.0, 235.0, 240.0), 0.3)]  # faint ink on paper not clipped
+    quads = [dataclasses.replace(_outline(x, y, 250), paper=paper, ink=ink) for (x, y), paper, ink in cards]
+    board, _, _ = Recognizer(SureReader()).read_board_at(image, quads)  # type: ignore[arg-type]
+    by_place = sorted(board.cards, key=lambda card: np.mean(np.asarray(card.corners)[:, 0]))
+    assert [card.uncertain for card in by_place] == [True, False, False]

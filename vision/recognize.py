@@ -90,8 +90,9 @@ class Recognizer:
         # guess at it, however sure the reader is of the ink's grey.
         colourless = bool(quads) and shows_no_colour(image)
         washed_out = _washed_out(quads)
+        blown_out = _blown_out(quads)
         odd_colour = _colour_unlike_its_kind(readings, [quad.partial for quad in quads])
-        for quad, reading, faded, odd in zip(quads, readings, washed_out, odd_colour):
+        for quad, reading, faded, blown, odd in zip(quads, readings, washed_out, blown_out, odd_colour):
             # (A card partly under a hand is not wholly in view either: what shows of it may
             # hide a symbol.)
             partial = quad.partial or quad.covered
@@ -102,7 +103,7 @@ class Recognizer:
                 partial=partial,
                 # A card not wholly in view is warped distorted or in part: its reading is a
                 # guess, never a fact.
-                uncertain=bool(reading.uncertain or partial or faded or odd or colourless),
+                uncertain=bool(reading.uncertain or partial or faded or blown or odd or colourless),
                 attribute_confidence=dict(reading.attribute_confidence),
             ))
         ordered = tuple(seen[i] for i in reading_order([s.corners for s in seen]))
@@ -407,6 +408,28 @@ def _washed_out(quads: list[CardQuad]) -> list[bool]:
         return [False] * len(quads)
     typical_ink = float(np.median([quad.ink for quad in whole]))
     return [quad.ink < _FADED_INK * typical_ink for quad in quads]
+
+
+def _blown_out(quads: list[CardQuad]) -> list[bool]:
+    """For each quad, whether its card's paper is clipped white (`CardQuad.paper`: every channel
+    at ``_CLIPPED_PAPER`` or more) and its ink faint (`CardQuad.ink` under ``_FAINT_INK``).
+
+    An overexposed photo (a camera metering on a dark table) clips the paper, and with it the
+    white the reader balances the inks by; the light channels of a thin ink clip as well, so
+    that a green stripe turns cyan or grey, and the reader may be sure of a wrong colour or
+    shading. The whole board is blown out alike, so `_washed_out`, which compares a card with
+    the others, does not see it. On the 12 real photos made brighter in linear light
+    (bench_robustness's "overexposed" is 1.9x): at 2.5x, 3x, 4x and 6x, 1, 6, 16 and 24 cards
+    read wrong and sure, of which this flags 1, 6, 14 and 21, for 13, 19, 26 and 31 of the
+    right readings flagged; at 1.9x, 2 of 181; as taken, none (no card's paper above 214)."""
+    return [min(quad.paper) >= _CLIPPED_PAPER and quad.ink < _FAINT_INK for quad in quads]
+
+
+# Paper this white in every channel is clipped; ink fainter than this on it has lost its colour
+# (as taken, a card's ink on the real photos is 0.43-1.0, median 0.65; read wrong and sure
+# on their overexposed versions, 0.2-0.43).
+_CLIPPED_PAPER = 245.0
+_FAINT_INK = 0.45
 
 
 def _colour_unlike_its_kind(readings: list[CardReading], partial: list[bool]) -> list[bool]:
