@@ -3,8 +3,8 @@
 The 12 labelled table photos of ../shared are all read right as they are; setfinder is judged on
 photos from other cameras, under other lights. Each photo is changed as such a photo would
 differ (turned, smaller, warm, tungsten-lit, cool, overexposed, dim and noisy, unevenly lit,
-under a lamp's glare, out of focus, shaken, harshly compressed, seen from a tilted camera) and
-read again. Each card found is compared with the labelled card at its place: the photo as
+under a lamp's glare, a paler print, out of focus, shaken, harshly compressed, seen from a
+tilted camera) and read again. Each card found is compared with the labelled card at its place: the photo as
 taken is read first (every card found, in the labels' reading order), its cards' outlines are
 painted into a map that the variant moves as it moves the photo, and a card found in the
 variant takes the label painted under its centre. The SETs are compared as sets.
@@ -93,6 +93,14 @@ def _camera_shake(image: Image) -> Image:
     return cv2.blur(image, (length, 1))
 
 
+def _faded_print(image: Image) -> Image:
+    """Another deck's paler, greyer print (or a photo's colour washed out): every colour's
+    saturation cut to 30% in HSV, its brightest channel kept, so that inks turn light."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hsv[..., 1] = (hsv[..., 1].astype(np.float32) * 0.3 + 0.5).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+
 def _table_colour(image: Image) -> tuple[float, ...]:
     """The median colour of the photo's edge, to fill what a change brings into view with
     (smearing the edge outwards would draw pale streaks up to the cards)."""
@@ -143,6 +151,7 @@ VARIANTS: dict[str, Callable[[Image], Image]] = {
     "dark room": _dark_room,
     "uneven light": _uneven,
     "glare spot": lamp_glare,
+    "faded print": _faded_print,
     "out of focus": _blurred,
     "camera shake": _camera_shake,
     "JPEG quality 30": _compressed,
