@@ -59,9 +59,13 @@ def shows_no_colour(image: npt.NDArray[np.uint8]) -> bool:
     channels more than ``COLOURLESS_SPREAD`` levels apart. A colour photo of cards always has
     its inks: on the real photos and the samples, 2-100% of pixels lie over 20 levels apart,
     and 0.6-65% with the light cut to a quarter."""
-    sample = image[::4, ::4]
-    spread = sample.max(axis=2) - sample.min(axis=2)  # (uint8: max >= min, no wrap-around)
-    return np.count_nonzero(spread > COLOURLESS_SPREAD) < COLOURLESS_FRACTION * spread.size
+    height, width = image.shape[:2]
+    # (OpenCV's per-pixel maxima of a small copy: 0.1 ms a webcam frame, where NumPy's
+    # reductions over the colour axis of a strided view took 2.4 ms.)
+    sample = cv2.resize(image, (max(1, width // 4), max(1, height // 4)), interpolation=cv2.INTER_NEAREST)
+    blue, green, red = cv2.split(sample)
+    spread = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+    return cv2.countNonZero(cv2.compare(spread, COLOURLESS_SPREAD, cv2.CMP_GT)) < COLOURLESS_FRACTION * spread.size
 
 
 COLOURLESS_SPREAD = 12
