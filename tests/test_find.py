@@ -120,6 +120,19 @@ def test_bad_input_one_line_error(kind: str, tmp_path: Path, capsys: pytest.Capt
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("level, advice", [(10, "almost black: light the table"),
+                                           (250, "almost white: it is overexposed"),
+                                           (90, "photograph the table from above")])
+def test_no_cards_says_what_to_do_about_a_black_or_white_photo(level: int, advice: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "table.png"
+    noisy = level + np.random.default_rng(2).integers(-3, 4, (480, 640, 3))
+    cv2.imwrite(str(path), np.clip(noisy, 0, 255).astype(np.uint8))
+    code, records, _ = run_find([str(path), "--json"], capsys)
+    assert code == 1 and records[0]["error"].startswith(f"{path}: no cards found; ")
+    assert advice in records[0]["error"]
+
+
 def test_bad_photo_does_not_stop_the_batch(scene: tuple[Path, dict], tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jpg"

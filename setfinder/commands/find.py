@@ -73,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
         board = recognizer.read_board(photo.image, photo.scale)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         if not board.cards:
-            _report_error(args, path, f"{path}: no cards found; photograph the table from above "
-                                      "with the cards in view and in focus")
+            _report_error(args, path, f"{path}: no cards found; {_what_to_do(photo.image)}")
             continue
         succeeded += 1
         if shows_no_colour(photo.image):
@@ -115,6 +114,25 @@ def _report_board(args: argparse.Namespace, path: str, board: Any, elapsed_ms: f
     if annotated_path is not None:
         print(f"annotated: {annotated_path}")
     print()
+
+
+def _what_to_do(image: Any) -> str:
+    """What to do about a photo in which no card was found: light it where it is too dark or
+    washed out to show any, else frame the cards."""
+    import numpy as np
+
+    grey = image[::4, ::4].mean(axis=2)
+    if np.percentile(grey, 99) < _DARK:
+        return "the photo is almost black: light the table, or let the camera expose longer"
+    if np.percentile(grey, 1) > _WASHED_OUT:
+        return "the photo is almost white: it is overexposed, so take it with less light or exposure"
+    return "photograph the table from above with the cards in view and in focus"
+
+
+# A photo whose brightest pixels (99th percentile) are darker than this shows nothing; one whose
+# darkest (1st percentile) are brighter than this is washed out: no ink shows on its cards.
+_DARK = 40
+_WASHED_OUT = 230
 
 
 def _report_error(args: argparse.Namespace, path: str, message: str) -> None:
