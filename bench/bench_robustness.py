@@ -4,10 +4,10 @@ The 12 labelled table photos of ../shared are all read right as they are; setfin
 photos from other cameras, under other lights. Each photo is changed as such a photo would
 differ (turned, smaller, warm, tungsten-lit, cool, overexposed, dim and noisy, unevenly lit,
 under a lamp's glare, a paler print, out of focus, shaken, harshly compressed, seen from a
-tilted camera) and read again. Each card found is compared with the labelled card at its place: the photo as
-taken is read first (every card found, in the labels' reading order), its cards' outlines are
-painted into a map that the variant moves as it moves the photo, and a card found in the
-variant takes the label painted under its centre. The SETs are compared as sets.
+tilted camera) and read again. Each card found is compared with the labelled card at its
+place: the photo as taken is read first (every card found, in the labels' reading order), its
+cards' outlines are painted into a map that the variant moves as it moves the photo, and a
+card found in the variant takes the label painted under its centre. The SETs are compared as sets.
 
     python bench/bench_robustness.py [--out DIR] [--model FILE]   # DIR: annotated photos
 

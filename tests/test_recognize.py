@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core.cards import Card
-from vision.cardreader import DEFAULT_MODEL_PATH
+from vision.cardreader import DEFAULT_MODEL_PATH, CardReading
 from vision.detect import CardQuad
 from vision.recognize import Recognizer
 from vision.render import render_card
@@ -22,6 +22,15 @@ def _table_with(cards: dict[tuple[int, int], str]) -> np.ndarray:
     for (x, y), text in cards.items():
         image[y:y + 250, x:x + 160] = render_card(Card.parse(text), background=(45, 60, 40))
     return image
+
+
+class _SureReader:
+    """Reads every card as "1 red solid oval", sure of every attribute: what the board's own
+    checks flag is then theirs alone."""
+
+    def read(self, cards: list[np.ndarray]) -> list[CardReading]:
+        sure = {"count": 1.0, "color": 1.0, "shading": 1.0, "shape": 1.0}
+        return [CardReading(Card.parse("1 red solid oval"), sure, 1.0, False) for _ in cards]
 
 
 def _outline(x: float, y: float, height: float) -> CardQuad:
@@ -66,16 +75,9 @@ def test_every_card_of_a_black_and_white_photo_is_uncertain_however_sure_the_rea
     # so the board must not claim any.
     import cv2
 
-    from vision.cardreader import CardReading
-
-    class SureReader:
-        def read(self, cards: list[np.ndarray]) -> list[CardReading]:
-            sure = {"count": 1.0, "color": 1.0, "shading": 1.0, "shape": 1.0}
-            return [CardReading(Card.parse("1 red solid oval"), sure, 1.0, False) for _ in cards]
-
     image = _table_with({(80, 120): "3 green solid squiggle", (400, 120): "2 red striped oval"})
     quads = [_outline(80, 120, 250), _outline(400, 120, 250)]
-    recognizer = Recognizer(SureReader())  # type: ignore[arg-type]
+    recognizer = Recognizer(_SureReader())  # type: ignore[arg-type]
     in_colour, _, _ = recognizer.read_board_at(image, quads)
     assert not any(card.uncertain for card in in_colour.cards)
     grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
@@ -89,19 +91,12 @@ def test_a_card_on_clipped_white_paper_with_faint_ink_is_uncertain_however_sure_
     # ink on paper not clipped, keeps its reading.
     import dataclasses
 
-    from vision.cardreader import CardReading
-
-    class SureReader:
-        def read(self, cards: list[np.ndarray]) -> list[CardReading]:
-            sure = {"count": 1.0, "color": 1.0, "shading": 1.0, "shape": 1.0}
-            return [CardReading(Card.parse("1 red solid oval"), sure, 1.0, False) for _ in cards]
-
     image = _table_with({(20, 120): "1 green striped oval", (230, 120): "2 red solid oval",
                          (440, 120): "3 purple outline oval"})
     cards = [((20, 120), (255.0, 255.0, 255.0), 0.3),   # clipped paper, faint ink
              ((230, 120), (255.0, 255.0, 255.0), 0.8),  # clipped paper, strong ink
              ((440, 120), (230.0, 235.0, 240.0), 0.3)]  # faint ink on paper not clipped
     quads = [dataclasses.replace(_outline(x, y, 250), paper=paper, ink=ink) for (x, y), paper, ink in cards]
-    board, _, _ = Recognizer(SureReader()).read_board_at(image, quads)  # type: ignore[arg-type]
+    board, _, _ = Recognizer(_SureReader()).read_board_at(image, quads)  # type: ignore[arg-type]
     by_place = sorted(board.cards, key=lambda card: np.mean(np.asarray(card.corners)[:, 0]))
     assert [card.uncertain for card in by_place] == [True, False, False]

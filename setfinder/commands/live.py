@@ -111,11 +111,12 @@ def _note_if_black_and_white() -> Callable[[Any], None]:
     why."""
     from vision.imageio import shows_no_colour
 
-    first = [True]
+    first = True
 
     def note(result: Any) -> None:
-        if first[0]:
-            first[0] = False
+        nonlocal first
+        if first:
+            first = False
             if shows_no_colour(result.frame.image):
                 print("setfinder: note: the frames are black and white: no card's colour can be read "
                       "from them, so every card is uncertain; use a colour camera", file=sys.stderr)
