@@ -100,3 +100,27 @@ def test_a_card_on_clipped_white_paper_with_faint_ink_is_uncertain_however_sure_
     board, _, _ = Recognizer(_SureReader()).read_board_at(image, quads)  # type: ignore[arg-type]
     by_place = sorted(board.cards, key=lambda card: np.mean(np.asarray(card.corners)[:, 0]))
     assert [card.uncertain for card in by_place] == [True, False, False]
+
+
+@pytest.mark.parametrize("patch, kept", [((215, 175, 140), False),   # a pale cell of a blue cloth
+                                         ((236, 236, 236), True),    # the cards' own paper, blank
+                                         ((255, 255, 255), True)])   # clipped white: its tint lost
+def test_a_blank_face_whose_paper_is_unlike_the_cards_paper_is_table_not_a_card(
+        patch: tuple[int, int, int], kept: bool) -> None:
+    # A pale cell of a checked cloth outlined as a card shows no symbol, and its paper has the
+    # cloth's tint, not the deck's; a blank face on the deck's paper (or on paper clipped
+    # white, whose tint is lost) may be a card and stays, uncertain.
+    import dataclasses
+
+    image = np.full((480, 880, 3), (45, 60, 40), np.uint8)
+    faces = {20: "1 green striped oval", 230: "2 red solid oval", 440: "3 purple outline diamond"}
+    for x, text in faces.items():
+        image[120:370, x:x + 160] = render_card(Card.parse(text), background=(45, 60, 40))
+    image[120:370, 650:810] = patch
+    papers = [tuple(float(v) for v in np.median(image[130:360, x + 5:x + 15].reshape(-1, 3), axis=0))
+              for x in (*faces, 650)]
+    quads = [dataclasses.replace(_outline(x, 120, 250), paper=paper, ink=0.8)
+             for x, paper in zip((*faces, 650), papers)]
+    board, _, _ = Recognizer().read_board_at(image, quads)
+    assert sorted(str(card.card) for card in board.cards if not card.uncertain) == sorted(faces.values())
+    assert len(board.cards) == (4 if kept else 3)
