@@ -1978,3 +1978,27 @@ def test_the_median_split_in_halves_is_opencvs_pixel_for_pixel() -> None:
         np.testing.assert_array_equal(median_blur(image, 7), cv2.medianBlur(image, 7))
     finally:
         cv2.setNumThreads(threads)
+
+
+@pytest.mark.parametrize("name", ["2 red outline oval", "2 purple striped diamond", "1 green solid squiggle"])
+def test_two_pieces_of_a_card_a_cable_parts_are_joined(name: str) -> None:
+    # Bench 1130: a dark cable across a card of two ovals, between them, parted its paper in
+    # two pieces of one oval each, each taken for a small card; joined, the cable ran across
+    # the face from side to side, no card's face. What parted the pieces lies over the card.
+    from vision.quad import quad_iou
+
+    image = np.full((540, 720, 3), (40, 45, 50), np.uint8)
+    paper = (226, 228, 230)
+    others = ["2 red solid diamond", "1 green striped oval", "3 purple outline oval", "2 red outline squiggle",
+              "3 green solid oval", "1 purple striped diamond"]
+    places = [card_corners(120 + 160 * (i % 4), 110 + 260 * (i // 4), 0, width=90, height=140) for i in range(6)]
+    card = card_corners(600, 370, 0, width=90, height=140)
+    for text, corners in [*zip(others, places), (name, card)]:
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), paper)
+        lay_face(image, Card.parse(text), corners, paper)
+    cv2.line(image, (520, 369), (700, 371), (25, 25, 25), 7, cv2.LINE_AA)
+    image = np.clip(image + np.random.default_rng(2).normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+    whole = [CardQuad(order_corners(corners), False, score=1.0) for corners in places]
+    upper, lower = pieces_of(card, 0.45)[0], pieces_of(card, 0.55)[1]
+    joined = pieces_joined(whole + [upper, lower], image)
+    assert len(joined) == 7 and quad_iou(joined[-1].corners, card) > 0.9

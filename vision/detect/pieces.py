@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from vision.detect.candidate import (CardQuad, FLAT_ASPECT, areas_beside, clear_of_frame, covers, diagonal,
                                      plain_unless_few)
-from vision.detect.paper import card_face
+from vision.detect.paper import card_face, paper_fraction
 from vision.detect.perspective import typical_area_model
 from vision.quad import fit_quad
 
@@ -59,6 +59,8 @@ def pieces_joined(cards: list[CardQuad], image: npt.NDArray[np.uint8]) -> list[C
                     or abs(math.log(max(area, 1.0) / typical_area)) > _JOINED_SIZE):
                 continue
             joined = card_face(image, outline)
+            if joined is None:
+                joined = card_face(_gap_painted_over(image, outline, first, second), outline)
             if joined is None or any(covers(joined, other) for other in whole
                                      if other is not first and other is not second):
                 continue
@@ -117,6 +119,30 @@ def _grown_to_card(piece: CardQuad, typical: Callable[[npt.NDArray[np.float32]],
 
 # A piece is grown by these fractions of what would make it the typical card's area.
 _GROWTH_STEPS = (0.8, 1.0, 1.2)
+
+
+def _gap_painted_over(image: npt.NDArray[np.uint8], outline: npt.NDArray[np.float32], first: CardQuad,
+                      second: CardQuad) -> npt.NDArray[np.uint8]:
+    """A copy of ``image`` with the gap between two pieces, within their joined ``outline``,
+    painted their paper's colour: what parted them (a cable, a pen) lies across the card, and a
+    dark line across the face from side to side is no printed symbol (bench 1130: a cable
+    across a card of two ovals made two false cards of one oval each)."""
+    x, y, w, h = cv2.boundingRect(np.round(outline).astype(np.int32))
+    x0, y0 = max(x - _GAP_BORDER, 0), max(y - _GAP_BORDER, 0)
+    x1, y1 = min(x + w + _GAP_BORDER, image.shape[1]), min(y + h + _GAP_BORDER, image.shape[0])
+    gap = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    origin = np.float32([x0, y0])
+    cv2.fillConvexPoly(gap, np.round(outline - origin).astype(np.int32), 255)
+    for piece in (first, second):
+        cv2.fillConvexPoly(gap, np.round(piece.corners - origin).astype(np.int32), 0)
+    painted = image.copy()
+    paper = np.mean([paper_fraction(image, piece.corners)[1] for piece in (first, second)], axis=0)
+    painted[y0:y1, x0:x1][gap > 0] = np.clip(paper, 0, 255).astype(np.uint8)
+    return painted
+
+
+# The box round a joined outline copied and painted: a few pixels more each way.
+_GAP_BORDER = 4
 
 
 def _joined_outline(first: CardQuad, second: CardQuad) -> npt.NDArray[np.float32] | None:
