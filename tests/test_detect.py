@@ -2002,3 +2002,23 @@ def test_two_pieces_of_a_card_a_cable_parts_are_joined(name: str) -> None:
     upper, lower = pieces_of(card, 0.45)[0], pieces_of(card, 0.55)[1]
     joined = pieces_joined(whole + [upper, lower], image)
     assert len(joined) == 7 and quad_iou(joined[-1].corners, card) > 0.9
+
+
+@pytest.mark.parametrize("wash", [0.85, 0.95])
+def test_a_card_under_a_lamps_glare_is_found(wash: float) -> None:
+    # Bench 1131 (felt, dim light): a lamp's glare over a card lightened its paper and washed
+    # its outline diamond out to under a third of the other cards' ink, as faint as a cloth's
+    # texture; it was dropped as no card. Its paper, far brighter than the others', tells
+    # glare (the recogniser then flags its reading as washed out).
+    image = np.full((600, 900, 3), (70, 50, 30), np.uint8)
+    names = ["2 red solid diamond", "1 green striped oval", "3 purple solid oval", "2 green solid squiggle",
+             "1 purple outline diamond"]
+    for i, name in enumerate(names):
+        image[170:420, 40 + 170 * i:200 + 170 * i] = render_card(Card.parse(name), background=(70, 50, 30))
+    rows, columns = np.mgrid[0:600, 0:900].astype(np.float32)
+    spot = wash * np.exp(-(((columns - 760) / 120) ** 2 + ((rows - 295) / 150) ** 2))[..., None]
+    image = image * 0.65 * (1 - spot) + 255 * spot
+    image = np.clip(image + np.random.default_rng(1).normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+    cards = find_cards(image)
+    assert len(cards) == 5
+    assert min(np.hypot(*(card.center - (799.5, 294.5))) for card in cards) < 4

@@ -265,13 +265,21 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
     # where the other cards' symbols stand out clearly, are the texture of a cloth, unless
     # the face shows them as symbols (a pale outline seen small and blurred).
     typical_ink = float(np.median([c.ink for c in whole])) if len(whole) >= 3 else 0.0
+    # A lamp's glare over a card lightens its paper and washes its symbols out alike: a card
+    # whose paper is far brighter than the others' is judged by its outline, not its ink, and
+    # the recogniser flags its reading (`vision.recognize._washed_out`). (Bench 1131: a card
+    # under glare on dim felt, its paper 1.3 times the others' and its ink 0.3 of theirs, was
+    # dropped; over the five sets of scenes, it is the only card this keeps.)
+    typical_paper = float(np.median([np.mean(c.paper) for c in whole])) if len(whole) >= 3 else 0.0
     # (Found only where a card's proportions fit neither typical one: that is rare.)
     foreshortening = cache(lambda: table_foreshortening(reference))
     from_above = cache(lambda: _seen_from_above(reference))
     kept = []
     for index, card in enumerate(cards):
         typical_area = typical(card.center)
-        if card.ink < INK_RATIO * typical_ink and not (
+        under_glare = (not card.partial and typical_paper > 0
+                       and float(np.mean(card.paper)) >= _GLARE_PAPER * typical_paper)
+        if card.ink < INK_RATIO * typical_ink and not under_glare and not (
                 card.ink >= FAINT_INK_RATIO * typical_ink and not card.partial
                 and shows_centred_symbols(image, card)):
             continue
@@ -346,3 +354,7 @@ def _consistent_with(cards: list[CardQuad], reference: list[CardQuad],
             # symbols.
             kept.append(card)
     return kept
+
+
+# A card whose paper is this much brighter than the median card's lies under a lamp's glare.
+_GLARE_PAPER = 1.25
