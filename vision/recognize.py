@@ -19,7 +19,7 @@ from core.board import Board, Corners, SeenCard
 from vision.canonical import warp_card
 from vision.cardreader import CardReader, CardReading
 from vision.detect import BLANK_PATTERN, CardQuad, find_cards
-from vision.detect.candidate import lies_in_view, overlap_pixels
+from vision.detect.candidate import chromaticity, lies_in_view, overlap_pixels
 from vision.detect.paper import paper_fraction
 from vision.features import segment_ink, symbols_offset, symbols_stacked_as_printed, symbols_stretched
 from vision.imageio import shows_no_colour
@@ -442,35 +442,29 @@ def _blank_and_table_coloured(quads: list[CardQuad], readings: list[CardReading]
     of the table (a pale cell of a checked cloth, its own tint under the room's light), no card.
 
     The cards of one deck share their paper and lie under the same light, so that their
-    paper's chromaticity (the log ratios of blue and red to green) agrees across the board
-    however bright each card is lit; a blank face is the only kind taken out (a card whose
-    symbols show is a card, whatever its paper looks like). Needs three whole cards read
-    without doubt, and a paper not clipped in any channel (a card washed white by glare has
-    lost its tint, not changed it). Over the five sets of generated scenes it drops 9 false
-    cards (bench 16 -> 12) and 1 true card, outlined round its symbols alone so that its
-    "paper" was its purple stripes (fresh 6114); the real photos and their variants read as
-    before (bench/HISTORY.md, 2026-12-08 from 02:07)."""
-    sure = [_chromaticity(quad.paper) for quad, reading in zip(quads, readings)
+    paper's tint (`chromaticity`) agrees across the board however bright each card is lit; a
+    blank face is the only kind taken out (a card whose symbols show is a card, whatever its
+    paper looks like). Needs three whole cards read without doubt, and a paper not clipped in
+    any channel (a card washed white by glare has lost its tint, not changed it). Over the five
+    sets of generated scenes it drops 9 false cards (bench 16 -> 12) and no true one; the real
+    photos and their variants read as before (bench/HISTORY.md, 2026-12-08 from 02:07)."""
+    sure = [chromaticity(quad.paper) for quad, reading in zip(quads, readings)
             if not reading.blank and not reading.uncertain and not quad.partial]
     if len(sure) < 3:
         return [False] * len(quads)
     board_paper = np.median(sure, axis=0)
     return [reading.blank and max(quad.paper) < _CLIPPED_PAPER
-            and float(np.linalg.norm(_chromaticity(quad.paper) - board_paper)) >= _UNLIKE_PAPER
+            and float(np.abs(chromaticity(quad.paper) - board_paper).max()) >= _UNLIKE_PAPER
             for quad, reading in zip(quads, readings)]
 
 
-def _chromaticity(bgr: tuple[float, float, float]) -> npt.NDArray[np.float64]:
-    """log(blue / green), log(red / green) of a BGR colour: its tint, whatever its brightness."""
-    blue, green, red = (max(float(v), 1.0) for v in bgr)
-    return np.array([math.log(blue / green), math.log(red / green)])
-
-
-# A blank face's paper this far (in `_chromaticity`) from the board's cards' paper is table: over
-# the five sets of generated scenes, the papers of the cards read without doubt lie within 0.15
-# of the rest of their board's in all but 5 of 8,577 (uneven coloured light), and those of the
-# blank true cards in all but 1 of 189; 9 of the 114 blank false cards lie beyond it.
-_UNLIKE_PAPER = 0.15
+# A blank face whose paper's tint (`chromaticity`, a channel's share) differs this much from the
+# board's cards' is table: over the five sets of generated scenes, the papers of the cards read
+# without doubt lie within it of the rest of their board's in all but 7 of 8,281 (uneven coloured
+# light), and those of every blank true card (at most 0.031); 9 of the 114 blank false cards lie
+# beyond it. (A card cut by the frame is judged so against the whole cards at 0.04:
+# `vision.detect.consistency`.)
+_UNLIKE_PAPER = 0.035
 
 
 def _colour_unlike_its_kind(readings: list[CardReading], partial: list[bool]) -> list[bool]:
